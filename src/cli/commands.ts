@@ -1,0 +1,9 @@
+import type { Command } from "./command.ts";
+import { validateCommand } from "./validate.ts";
+import { schemaCommand } from "./schema.ts";
+
+/** Every subcommand, in the order `courier --help` lists them. Add one line per command. */
+export const COMMANDS: readonly Command[] = [
+  validateCommand,
+  schemaCommand,
+];

@@ -1,0 +1,81 @@
+import { VERSION } from "../version.ts";
+import { COMMANDS } from "./commands.ts";
+import { UserError } from "./errors.ts";
+
+function topHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return `courier ${VERSION}: forward RSS/Atom feeds to Telegram channels, browse SQLite databases
+
+Usage: courier <command> [options]
+
+Commands:
+${lines.join("\n")}
+
+Global options:
+  --log-format text|json  log format on stderr (default text; also $COURIER_LOG_FORMAT)
+  -h, --help              show help (also after a command)
+  -V, --version           print the version
+
+Exit codes: 0 success, 1 the work ran and something failed, 2 usage or config error.
+`;
+}
+
+/**
+ * Takes `--log-format` out of argv wherever it stands, so every subcommand honours it without
+ * declaring it, and exports it for the loggers the commands create.
+ */
+function extractLogFormat(argv: string[]): string[] {
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    let value: string | undefined;
+    if (arg === "--log-format") value = argv[++i];
+    else if (arg.startsWith("--log-format=")) value = arg.slice("--log-format=".length);
+    else {
+      rest.push(arg);
+      continue;
+    }
+    if (value !== "text" && value !== "json") {
+      throw new UserError(`courier: --log-format must be "text" or "json", got "${value ?? ""}"`);
+    }
+    Deno.env.set("COURIER_LOG_FORMAT", value);
+  }
+  return rest;
+}
+
+/** Runs the CLI and resolves to the exit code; user errors become one line on stderr. */
+export async function main(argv: string[]): Promise<number> {
+  try {
+    const args = extractLogFormat(argv);
+    const [name, ...rest] = args;
+    if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+      const target = name === "help" ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+      console.log(target ? target.help : topHelp());
+      return name === undefined ? 2 : 0;
+    }
+    if (name === "--version" || name === "-V") {
+      console.log(`courier ${VERSION}`);
+      return 0;
+    }
+    const command = COMMANDS.find((c) => c.name === name);
+    if (!command) {
+      console.error(`courier: unknown command "${name}" (see 'courier --help')`);
+      return 2;
+    }
+    if (rest.includes("--help") || rest.includes("-h")) {
+      console.log(command.help);
+      return 0;
+    }
+    return await command.run(rest);
+  } catch (error) {
+    if (error instanceof UserError) {
+      console.error(error.message);
+      return error.exitCode;
+    }
+    // A bug, not a user mistake: still one line unless asked for the stack.
+    const detail = Deno.env.get("COURIER_DEBUG") ? (error as Error)?.stack : String(error);
+    console.error(`courier: internal error: ${detail}`);
+    return 1;
+  }
+}

@@ -1,0 +1,43 @@
+import type { Secret } from "../log/secret.ts";
+
+/** The feed formats a config may name; a hint for the parser, which detects the real one. */
+export type FeedType = "rss" | "atom";
+
+/**
+ * One feed with every value in effect: defaults applied, precedence resolved, paths absolute.
+ * Computed only by `src/config/effective.ts`; everything else reads these.
+ */
+export interface FeedSettings {
+  name: string;
+  /** `@name` or `-digits`. */
+  channel: string;
+  /** One or more absolute http(s) URLs, in config order. */
+  urls: string[];
+  /** Five-field cron expression, validated by croner. */
+  cron: string;
+  type: FeedType;
+  /** Instant View template hash; "" means plain links. */
+  rhash: string;
+  /** Proxy URL for fetching this feed, or null for a direct connection. */
+  proxy: string | null;
+  /** Text of the link in each message (the config's `title`, default "Link"). */
+  linkText: string;
+  /** Entries sent at the first sighting: the newest N; -1 means no limit. */
+  firstTimeLimit: number;
+}
+
+/** The whole config with every value in effect. */
+export interface Settings {
+  /** Absolute path of the config file it came from. */
+  configPath: string;
+  /** `<digits>:<token>`; never printed. */
+  token: Secret;
+  /** Proxy for the messenger API, or null for a direct connection. */
+  messengerProxy: string | null;
+  dataDir: string;
+  dbDir: string;
+  lastLoadedPath: string;
+  /** The top-level `first_time_limit` (-1 = no limit). */
+  firstTimeLimit: number;
+  feeds: FeedSettings[];
+}
