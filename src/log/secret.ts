@@ -33,10 +33,13 @@ export class Secret {
 
 /** The URL with any password (and the user name beside it) replaced, for display. */
 export function redactUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*)@/i, (_m, scheme: string, cred: string) => {
-    const user = cred.split(":")[0];
-    return cred.includes(":") ? `${scheme}${user}:***@` : `${scheme}${cred}@`;
-  });
+  return url.replace(
+    /^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*)@/i,
+    (_m, scheme: string, cred: string) => {
+      const user = cred.split(":")[0];
+      return cred.includes(":") ? `${scheme}${user}:***@` : `${scheme}${cred}@`;
+    },
+  );
 }
 
 /** Replaces every occurrence of each secret in `text`; a last line of defence for messages. */

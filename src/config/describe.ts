@@ -1,0 +1,68 @@
+/** Effective settings as plain data for display: secrets redacted, next run times computed. */
+import { describeProxy, parseProxy } from "../net/proxy.ts";
+import { nextCronRun } from "./cron.ts";
+import type { Settings } from "./types.ts";
+
+/** A proxy value for display: "direct", or the URL with its password hidden. */
+export function showProxy(proxy: string | null): string {
+  return proxy === null ? "direct" : describeProxy(parseProxy(proxy));
+}
+
+/** RFC 3339 in local time with its offset, as people read schedules. */
+export function rfc3339Local(date: Date): string {
+  const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, "0");
+  const offset = -date.getTimezoneOffset();
+  const sign = offset >= 0 ? "+" : "-";
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T` +
+    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}` +
+    `${sign}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`;
+}
+
+export interface SettingsView {
+  config: string;
+  messenger_auth_token: string;
+  messenger_proxy: string;
+  data_dir: string;
+  db_dir: string;
+  last_loaded_path: string;
+  first_time_limit: number;
+  feeds: {
+    name: string;
+    channel: string;
+    urls: string[];
+    cron: string;
+    next_run: string | null;
+    type: string;
+    proxy: string;
+    link_text: string;
+    rhash: string;
+    first_time_limit: number;
+  }[];
+}
+
+export function viewSettings(settings: Settings, now: Date): SettingsView {
+  return {
+    config: settings.configPath,
+    messenger_auth_token: String(settings.token),
+    messenger_proxy: showProxy(settings.messengerProxy),
+    data_dir: settings.dataDir,
+    db_dir: settings.dbDir,
+    last_loaded_path: settings.lastLoadedPath,
+    first_time_limit: settings.firstTimeLimit,
+    feeds: settings.feeds.map((feed) => {
+      const next = nextCronRun(feed.cron, now);
+      return {
+        name: feed.name,
+        channel: feed.channel,
+        urls: feed.urls,
+        cron: feed.cron,
+        next_run: next ? rfc3339Local(next) : null,
+        type: feed.type,
+        proxy: showProxy(feed.proxy),
+        link_text: feed.linkText,
+        rhash: feed.rhash,
+        first_time_limit: feed.firstTimeLimit,
+      };
+    }),
+  };
+}

@@ -1,0 +1,195 @@
+/**
+ * The config's fields, as the spec's tables give them: one entry per key with its rule, its
+ * JSON Schema fragment and its documentation. The validator, the JSON Schema and the README
+ * reference are all read from here, so a field cannot exist in one and not the others.
+ */
+import { parseProxy } from "../net/proxy.ts";
+import {
+  CHANNEL_PATTERN,
+  type Check,
+  checkChannel,
+  checkCron,
+  checkLimit,
+  checkName,
+  checkPath,
+  checkRhash,
+  checkTitle,
+  checkToken,
+  checkType,
+  checkUrl,
+  NAME_PATTERN,
+  PROXY_PATTERN,
+  proxyCheck,
+  RHASH_PATTERN,
+  TOKEN_PATTERN,
+  URL_PATTERN,
+} from "./rules.ts";
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface Field {
+  required: boolean;
+  /** The default as the spec states it, for documentation. */
+  default: string;
+  description: string;
+  schema: JsonSchema;
+  /** Checks a scalar value; absent for `feeds` and `refs`, which the validator walks itself. */
+  check?: Check;
+  /** For a value that may also be a list: the check of each element. */
+  each?: Check;
+}
+
+const CRON_SCHEMA_PATTERN =
+  "^\\s*(@(yearly|annually|monthly|weekly|daily|hourly)|\\S+(\\s+\\S+){4})\\s*$";
+
+const proxySchema = (allowNone: boolean): JsonSchema =>
+  allowNone
+    ? { type: "string", anyOf: [{ const: "NONE" }, { pattern: PROXY_PATTERN }] }
+    : { type: "string", pattern: PROXY_PATTERN, not: { const: "NONE" } };
+
+const limitSchema: JsonSchema = { type: "integer", minimum: -1 };
+
+export const TOP_FIELDS: Record<string, Field> = {
+  messenger_auth_token: {
+    required: true,
+    default: "none",
+    description: "Bot API token, shaped `<digits>:<token>` (from @BotFather). Never printed.",
+    schema: { type: "string", pattern: TOKEN_PATTERN },
+    check: checkToken,
+  },
+  feeds: {
+    required: true,
+    default: "none",
+    description: "The feeds to forward (a list of feed objects, at least one).",
+    schema: { type: "array", minItems: 1, items: { $ref: "#/$defs/feed" } },
+  },
+  proxy: {
+    required: false,
+    default: '"" (direct)',
+    description: "Default proxy for feeds and the messenger: `http://`, `https://`, " +
+      "`socks5://`, `socks5h://` (optional `user:pass@`) or `socks5://unix/<socket_path>`. " +
+      "Empty means direct.",
+    schema: proxySchema(false),
+    check: proxyCheck(parseProxy, false),
+  },
+  messenger_proxy: {
+    required: false,
+    default: "the global `proxy`",
+    description: "Proxy for the messenger API only. `NONE` means direct even when `proxy` " +
+      "is set; empty also means direct.",
+    schema: proxySchema(true),
+    check: proxyCheck(parseProxy, true),
+  },
+  data_dir: {
+    required: false,
+    default: '"./"',
+    description: "Base directory for the state database and the last-success file.",
+    schema: { type: "string", minLength: 1 },
+    check: checkPath,
+  },
+  last_loaded_path: {
+    required: false,
+    default: "`<data_dir>/last_success.yml`",
+    description: "YAML file recording each feed's last successful run (RFC 3339).",
+    schema: { type: "string", minLength: 1 },
+    check: checkPath,
+  },
+  db_dir: {
+    required: false,
+    default: "`<data_dir>/feed_data`",
+    description: "Directory of the state database `courier.db`.",
+    schema: { type: "string", minLength: 1 },
+    check: checkPath,
+  },
+  first_time_limit: {
+    required: false,
+    default: "-1",
+    description: "Entries sent when a feed is seen for the first time: the newest N, " +
+      "oldest first; the rest are recorded as seen. -1 means no limit.",
+    schema: limitSchema,
+    check: checkLimit,
+  },
+  refs: {
+    required: false,
+    default: "none",
+    description: "Free place for YAML anchors used elsewhere (`&proxy`, `&every5`, ...). " +
+      "Not read otherwise.",
+    schema: { type: "object" },
+  },
+};
+
+export const FEED_FIELDS: Record<string, Field> = {
+  name: {
+    required: true,
+    default: "none",
+    description: "Unique feed name: letters, digits, `.`, `_`, `-`, starting with a letter " +
+      "or digit (at most 100 characters).",
+    schema: { type: "string", pattern: NAME_PATTERN, maxLength: 100 },
+    check: checkName,
+  },
+  channel: {
+    required: true,
+    default: "none",
+    description: "Target channel: `@channel_name` or a private channel id `-100...` " +
+      "(quoted, it is a string).",
+    schema: { type: "string", pattern: CHANNEL_PATTERN },
+    check: checkChannel,
+  },
+  url: {
+    required: true,
+    default: "none",
+    description: "Feed URL (absolute http/https), or a non-empty list of URLs whose entries " +
+      "are merged.",
+    schema: {
+      anyOf: [
+        { type: "string", pattern: URL_PATTERN },
+        { type: "array", minItems: 1, items: { type: "string", pattern: URL_PATTERN } },
+      ],
+    },
+    each: checkUrl,
+  },
+  cron: {
+    required: true,
+    default: "none",
+    description: "Schedule, five fields (minute hour day-of-month month day-of-week) or " +
+      "`@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`. Times are local.",
+    schema: { type: "string", pattern: CRON_SCHEMA_PATTERN },
+    check: checkCron,
+  },
+  type: {
+    required: true,
+    default: "none",
+    description: "`rss` or `atom`: a hint; the real format is detected and a mismatch is a " +
+      "warning.",
+    schema: { type: "string", enum: ["rss", "atom"] },
+    check: checkType,
+  },
+  rhash: {
+    required: false,
+    default: '"" (plain links)',
+    description: "Instant View template hash; links become `https://t.me/iv?url=...&rhash=...`.",
+    schema: { type: "string", pattern: RHASH_PATTERN },
+    check: checkRhash,
+  },
+  proxy: {
+    required: false,
+    default: "the global `proxy`",
+    description: "Proxy for fetching this feed; empty means direct.",
+    schema: proxySchema(false),
+    check: proxyCheck(parseProxy, false),
+  },
+  title: {
+    required: false,
+    default: '"Link"',
+    description: "Text of the link in each message.",
+    schema: { type: "string", minLength: 1 },
+    check: checkTitle,
+  },
+  first_time_limit: {
+    required: false,
+    default: "0",
+    description: "This feed's first-sighting limit; 0 means the top-level value, -1 no limit.",
+    schema: limitSchema,
+    check: checkLimit,
+  },
+};

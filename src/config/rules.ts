@@ -1,0 +1,143 @@
+/**
+ * The value rules of the config, as pure checks returning why a value is wrong (or null).
+ * The JSON Schema in fields.ts states the same rules declaratively; a test keeps them agreeing.
+ */
+import { cronProblem } from "./cron.ts";
+
+export type Check = (value: unknown) => string | null;
+
+export const NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]*$";
+export const CHANNEL_PATTERN = "^(@[A-Za-z][A-Za-z0-9_]{0,31}|-[0-9]{1,20})$";
+export const TOKEN_PATTERN = "^[0-9]+:[A-Za-z0-9_-]+$";
+export const URL_PATTERN = "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+([/?#]\\S*)?$";
+export const RHASH_PATTERN = "^[A-Za-z0-9_-]*$";
+/** A proxy value: empty (direct), a scheme://host form, or SOCKS5 over a unix socket. */
+export const PROXY_PATTERN =
+  "^$|^[Ss][Oo][Cc][Kk][Ss]5[Hh]?://([^\\s@/]*@)?unix/\\S+$|^([Hh][Tt][Tt][Pp][Ss]?|[Ss][Oo][Cc][Kk][Ss]5[Hh]?)://([^\\s@/?#]*@)?[^\\s@/?#:]+(:[0-9]{1,5})?/?$";
+
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return "nothing";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  if (typeof value === "number") return Number.isInteger(value) ? "a number" : "a decimal number";
+  return `a ${typeof value}`;
+}
+
+/** `value` as it would be quoted, for hints that tell the user how to write it. */
+function quoted(value: unknown): string {
+  return JSON.stringify(String(value));
+}
+
+export function isString(value: unknown): string | null {
+  if (typeof value === "string") return null;
+  if (typeof value === "number" || typeof value === "boolean") {
+    return `must be a string, got ${describe(value)}; quote it: ${quoted(value)}`;
+  }
+  return `must be a string, got ${describe(value)}`;
+}
+
+function matching(pattern: string, what: string): Check {
+  const re = new RegExp(pattern);
+  return (value) => {
+    const typeProblem = isString(value);
+    if (typeProblem) return typeProblem;
+    return re.test(value as string) ? null : `${what}, got ${quoted(value)}`;
+  };
+}
+
+function nonEmpty(check: Check): Check {
+  return (value) => check(value) ?? ((value as string).length === 0 ? "must not be empty" : null);
+}
+
+export const checkName: Check = (value) => {
+  const problem = matching(
+    NAME_PATTERN,
+    "must start with a letter or digit and contain only letters, digits, '.', '_' and '-'",
+  )(value);
+  if (problem) return problem;
+  return (value as string).length > 100 ? "must be at most 100 characters" : null;
+};
+
+export const checkChannel = matching(
+  CHANNEL_PATTERN,
+  'must be "@channel_name" or a numeric private channel id such as "-1001234567890"',
+);
+
+export const checkToken: Check = (value) => {
+  const typeProblem = isString(value);
+  if (typeProblem) return typeProblem;
+  // The token is a secret: never echo the value back.
+  return new RegExp(TOKEN_PATTERN).test(value as string)
+    ? null
+    : 'must look like "<digits>:<token>" as given by @BotFather';
+};
+
+export const checkUrl: Check = (value) => {
+  const typeProblem = isString(value);
+  if (typeProblem) return typeProblem;
+  const text = value as string;
+  if (!new RegExp(URL_PATTERN).test(text)) {
+    return `must be an absolute http:// or https:// URL, got ${quoted(text)}`;
+  }
+  try {
+    new URL(text);
+    return null;
+  } catch {
+    return `is not a valid URL: ${quoted(text)}`;
+  }
+};
+
+export const checkCron: Check = (value) => {
+  const typeProblem = isString(value);
+  if (typeProblem) return typeProblem;
+  const problem = cronProblem(value as string);
+  return problem ? `invalid cron expression ${quoted(value)}: ${problem}` : null;
+};
+
+export const checkType: Check = (value) => {
+  const typeProblem = isString(value);
+  if (typeProblem) return typeProblem;
+  return value === "rss" || value === "atom"
+    ? null
+    : `must be "rss" or "atom", got ${quoted(value)}`;
+};
+
+export const checkRhash = matching(
+  RHASH_PATTERN,
+  "must contain only letters, digits, '_' and '-' (the Instant View template hash)",
+);
+
+export const checkTitle = nonEmpty(isString);
+
+export const checkPath = nonEmpty(isString);
+
+export const checkLimit: Check = (value) => {
+  if (typeof value !== "number" || !Number.isInteger(value)) {
+    return `must be an integer, got ${describe(value)}${
+      typeof value === "string" ? ` (${quoted(value)})` : ""
+    }`;
+  }
+  return value >= -1 ? null : `must be -1 (no limit), 0 or a positive number, got ${value}`;
+};
+
+/** Builds the proxy check around the proxy parser of src/net, so both accept the same forms. */
+export function proxyCheck(
+  parse: (value: string) => unknown,
+  allowNone: boolean,
+): Check {
+  return (value) => {
+    const typeProblem = isString(value);
+    if (typeProblem) return typeProblem;
+    const text = value as string;
+    if (text === "") return null;
+    if (text === "NONE") {
+      return allowNone ? null : '"NONE" is only meaningful for messenger_proxy; use "" for direct';
+    }
+    try {
+      parse(text);
+      return null;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  };
+}
