@@ -1,0 +1,270 @@
+import { type Client, createClient, type InStatement } from "@libsql/client";
+import type { Entry } from "../feeds/entry.ts";
+import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
+
+/** The database could not be opened, migrated or written. The message names the file. */
+export class StoreError extends Error {
+  override name = "StoreError";
+}
+
+/** HTTP validators of one feed URL, kept for conditional GET. */
+export interface StoredValidators {
+  etag: string | null;
+  lastModified: string | null;
+}
+
+/** What one feed run did, as recorded in `runs`. */
+export interface RunRecord {
+  feed: string;
+  startedAt: Date;
+  finishedAt: Date;
+  outcome: "ok" | "failed";
+  fetched: number;
+  new: number;
+  sent: number;
+  failed: number;
+  skipped: number;
+  error: string | null;
+}
+
+export const DB_FILE = "courier.db";
+
+/** The path of the forwarder's database inside `dbDir`. */
+export function dbPath(dbDir: string): string {
+  return `${dbDir.replace(/\/+$/, "")}/${DB_FILE}`;
+}
+
+const iso = (d: Date) => d.toISOString();
+
+/**
+ * The forwarder's state: which entries each feed has seen and sent, its runs, its fetch
+ * validators and chat migrations. One libSQL file; every write that matters for delivery
+ * (an entry marked sent) is its own committed transaction before the next message goes out.
+ */
+export class Store {
+  private constructor(private readonly client: Client, readonly path: string) {}
+
+  /**
+   * Opens (creating the directory and file if needed) and migrates the database in `dbDir`.
+   * With `readOnly`, nothing is created or migrated: a missing database yields null.
+   */
+  static async open(dbDir: string, options: { readOnly?: boolean } = {}): Promise<Store | null> {
+    const path = dbPath(dbDir);
+    if (options.readOnly) {
+      try {
+        await Deno.stat(path);
+      } catch {
+        return null;
+      }
+    } else {
+      await Deno.mkdir(dbDir, { recursive: true }).catch((error) => {
+        throw new StoreError(`cannot create database directory ${dbDir}: ${error.message}`);
+      });
+    }
+    let client: Client;
+    try {
+      client = createClient({ url: `file:${path}` });
+      if (options.readOnly) {
+        await client.execute("PRAGMA query_only = 1");
+      } else {
+        await client.execute("PRAGMA journal_mode = WAL");
+        // WAL + NORMAL: a committed transaction survives the process being killed; only a
+        // power loss may take back the last ones, which costs a re-send, never a loss.
+        await client.execute("PRAGMA synchronous = NORMAL");
+      }
+      await client.execute("PRAGMA busy_timeout = 5000");
+    } catch (error) {
+      throw new StoreError(`cannot open database ${path}: ${(error as Error).message}`);
+    }
+    const store = new Store(client, path);
+    try {
+      const version = await store.version();
+      if (version > SCHEMA_VERSION) {
+        throw new StoreError(
+          `database ${path} has schema version ${version}, newer than this courier ` +
+            `understands (${SCHEMA_VERSION}); upgrade courier`,
+        );
+      }
+      if (options.readOnly) {
+        if (version < SCHEMA_VERSION) {
+          throw new StoreError(
+            `database ${path} has schema version ${version}; run courier once without ` +
+              `--dry-run to migrate it to ${SCHEMA_VERSION}`,
+          );
+        }
+      } else {
+        await store.migrate(version);
+      }
+    } catch (error) {
+      client.close();
+      if (error instanceof StoreError) throw error;
+      throw new StoreError(`cannot migrate database ${path}: ${(error as Error).message}`);
+    }
+    return store;
+  }
+
+  close(): void {
+    this.client.close();
+  }
+
+  async version(): Promise<number> {
+    const rs = await this.client.execute("PRAGMA user_version");
+    return Number(rs.rows[0]?.[0] ?? 0);
+  }
+
+  private async migrate(from: number): Promise<void> {
+    for (let v = from; v < MIGRATIONS.length; v++) {
+      // Each migration and its version bump commit together or not at all.
+      await this.client.batch([...MIGRATIONS[v], `PRAGMA user_version = ${v + 1}`], "write");
+    }
+  }
+
+  /** Whether the feed has had its first sighting (its first successful read). */
+  async isKnownFeed(feed: string): Promise<boolean> {
+    const rs = await this.client.execute({
+      sql: "SELECT 1 FROM feeds WHERE name = ?",
+      args: [feed],
+    });
+    return rs.rows.length > 0;
+  }
+
+  /** The ids among `ids` that the feed has already seen (sent or skipped). */
+  async seenIds(feed: string, ids: readonly string[]): Promise<Set<string>> {
+    const seen = new Set<string>();
+    // SQLite binds at most 32766 parameters; stay well below.
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const rs = await this.client.execute({
+        sql: `SELECT entry_id FROM entries WHERE feed = ? AND entry_id IN (${
+          chunk.map(() => "?").join(",")
+        })`,
+        args: [feed, ...chunk],
+      });
+      for (const row of rs.rows) seen.add(String(row[0]));
+    }
+    return seen;
+  }
+
+  /**
+   * Records a feed's first sighting: the feed becomes known and the entries the
+   * first-sighting limit held back are recorded as seen, in one transaction.
+   */
+  async recordFirstSighting(feed: string, skipped: readonly Entry[], at: Date): Promise<void> {
+    const statements: InStatement[] = [{
+      sql: "INSERT OR IGNORE INTO feeds (name, first_seen_at) VALUES (?, ?)",
+      args: [feed, iso(at)],
+    }];
+    for (const entry of skipped) {
+      statements.push({
+        sql: `INSERT OR IGNORE INTO entries (feed, entry_id, link, title, published_at, status,
+                seen_at) VALUES (?, ?, ?, ?, ?, 'skipped', ?)`,
+        args: [feed, entry.id, entry.link, entry.title, dateOf(entry), iso(at)],
+      });
+    }
+    await this.client.batch(statements, "write");
+  }
+
+  /** Marks an entry sent, after the messenger accepted it as `messageId` in `chatId`. */
+  async markSent(
+    feed: string,
+    entry: Entry,
+    chatId: string,
+    messageId: number,
+    at: Date,
+  ): Promise<void> {
+    await this.client.execute({
+      sql: `INSERT INTO entries (feed, entry_id, link, title, published_at, status, seen_at,
+              sent_at, chat_id, message_id) VALUES (?, ?, ?, ?, ?, 'sent', ?, ?, ?, ?)
+            ON CONFLICT (feed, entry_id) DO UPDATE SET status = 'sent', sent_at = excluded.sent_at,
+              chat_id = excluded.chat_id, message_id = excluded.message_id`,
+      args: [
+        feed,
+        entry.id,
+        entry.link,
+        entry.title,
+        dateOf(entry),
+        iso(at),
+        iso(at),
+        chatId,
+        messageId,
+      ],
+    });
+  }
+
+  /** The stored validators of the feed's URLs (URLs without any are absent). */
+  async validators(feed: string): Promise<Map<string, StoredValidators>> {
+    const rs = await this.client.execute({
+      sql: "SELECT url, etag, last_modified FROM validators WHERE feed = ?",
+      args: [feed],
+    });
+    const map = new Map<string, StoredValidators>();
+    for (const row of rs.rows) {
+      map.set(String(row[0]), {
+        etag: row[1] === null ? null : String(row[1]),
+        lastModified: row[2] === null ? null : String(row[2]),
+      });
+    }
+    return map;
+  }
+
+  /**
+   * Records a finished run; when given (a fully successful run), the feed's validators are
+   * replaced in the same transaction, so they never get ahead of the entries they cover.
+   */
+  async finishRun(run: RunRecord, validators?: Map<string, StoredValidators>): Promise<void> {
+    const statements: InStatement[] = [{
+      sql: `INSERT INTO runs (feed, started_at, finished_at, outcome, fetched, new, sent, failed,
+              skipped, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      args: [
+        run.feed,
+        iso(run.startedAt),
+        iso(run.finishedAt),
+        run.outcome,
+        run.fetched,
+        run.new,
+        run.sent,
+        run.failed,
+        run.skipped,
+        run.error,
+      ],
+    }];
+    if (validators) {
+      statements.push({ sql: "DELETE FROM validators WHERE feed = ?", args: [run.feed] });
+      for (const [url, v] of validators) {
+        if (v.etag === null && v.lastModified === null) continue;
+        statements.push({
+          sql: `INSERT INTO validators (feed, url, etag, last_modified, updated_at)
+                VALUES (?, ?, ?, ?, ?)`,
+          args: [run.feed, url, v.etag, v.lastModified, iso(run.finishedAt)],
+        });
+      }
+    }
+    await this.client.batch(statements, "write");
+  }
+
+  /** Chat ids the messenger moved (group → supergroup): old id → new id. */
+  async chatMigrations(): Promise<Map<string, string>> {
+    const rs = await this.client.execute("SELECT from_chat, to_chat FROM chat_migrations");
+    return new Map(rs.rows.map((row) => [String(row[0]), String(row[1])]));
+  }
+
+  async recordChatMigration(from: string, to: string, at: Date): Promise<void> {
+    await this.client.execute({
+      sql: `INSERT INTO chat_migrations (from_chat, to_chat, migrated_at) VALUES (?, ?, ?)
+            ON CONFLICT (from_chat) DO UPDATE SET to_chat = excluded.to_chat,
+              migrated_at = excluded.migrated_at`,
+      args: [from, to, iso(at)],
+    });
+  }
+
+  /** Runs a read-only query; for tests and tools that inspect the state. */
+  async query(sql: string, args: (string | number | null)[] = []): Promise<unknown[][]> {
+    const rs = await this.client.execute({ sql, args });
+    return rs.rows.map((row) => Array.from({ length: row.length }, (_, i) => row[i]));
+  }
+}
+
+function dateOf(entry: Entry): string | null {
+  const d = entry.published ?? entry.updated;
+  return d && !Number.isNaN(d.getTime()) ? d.toISOString() : null;
+}

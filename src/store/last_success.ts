@@ -1,0 +1,103 @@
+import { parse, stringify } from "yaml";
+
+/** The last-success file could not be read or written; the message names the file. */
+export class LastSuccessError extends Error {
+  override name = "LastSuccessError";
+}
+
+/** RFC 3339 in UTC with whole seconds, e.g. `2024-05-01T12:00:00Z`. */
+export function rfc3339(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/**
+ * Reads the last-success file: feed name → time of its last successful run. A missing file is
+ * an empty map; values that are not times are ignored (the file is ours, but users edit files).
+ */
+export async function readLastSuccess(path: string): Promise<Map<string, Date>> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return new Map();
+    throw new LastSuccessError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch (error) {
+    throw new LastSuccessError(`cannot parse ${path}: ${(error as Error).message.split("\n")[0]}`);
+  }
+  const map = new Map<string, Date>();
+  if (doc === null || typeof doc !== "object" || Array.isArray(doc)) return map;
+  for (const [name, value] of Object.entries(doc as Record<string, unknown>)) {
+    const date = value instanceof Date ? value : new Date(String(value));
+    if (!Number.isNaN(date.getTime())) map.set(name, date);
+  }
+  return map;
+}
+
+/**
+ * Writes `path` so that a reader (or a crash) only ever sees the old or the new file: a temp
+ * file in the same directory, flushed to disk, then renamed over the old one.
+ */
+export async function writeFileAtomic(path: string, text: string): Promise<void> {
+  const slash = path.lastIndexOf("/");
+  const dir = slash > 0 ? path.slice(0, slash) : ".";
+  const base = path.slice(slash + 1);
+  const temp = `${dir}/.${base}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  try {
+    await Deno.mkdir(dir, { recursive: true });
+    const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o644 });
+    try {
+      await file.write(new TextEncoder().encode(text));
+      await file.sync();
+    } finally {
+      file.close();
+    }
+    await Deno.rename(temp, path);
+  } catch (error) {
+    await Deno.remove(temp).catch(() => {});
+    throw new LastSuccessError(`cannot write ${path}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The last-success file of one process. `record` updates one feed's time and resolves once a
+ * file holding it is in place. Concurrent records are coalesced into one write, each write
+ * re-reads the file so other feeds' times (and hand edits) are kept.
+ */
+export class LastSuccessFile {
+  #pending = new Map<string, Date>();
+  #waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  #writing: Promise<void> | null = null;
+
+  constructor(readonly path: string) {}
+
+  record(feed: string, at: Date): Promise<void> {
+    this.#pending.set(feed, at);
+    const done = new Promise<void>((resolve, reject) => this.#waiters.push({ resolve, reject }));
+    if (!this.#writing) this.#writing = this.#drain();
+    return done;
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#pending.size > 0) {
+      const batch = this.#pending;
+      const waiters = this.#waiters;
+      this.#pending = new Map();
+      this.#waiters = [];
+      try {
+        const current = await readLastSuccess(this.path);
+        for (const [name, at] of batch) current.set(name, at);
+        const doc: Record<string, string> = {};
+        for (const [name, at] of current) doc[name] = rfc3339(at);
+        await writeFileAtomic(this.path, stringify(doc));
+        for (const w of waiters) w.resolve();
+      } catch (error) {
+        for (const w of waiters) w.reject(error);
+      }
+    }
+    this.#writing = null;
+  }
+}

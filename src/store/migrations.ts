@@ -1,0 +1,58 @@
+/**
+ * The database schema as an ordered list of migrations. Migration i brings the schema from
+ * version i to i + 1; the version lives in SQLite's `PRAGMA user_version`, so a database knows
+ * which migrations it has had. Never edit a released migration: append a new one.
+ * The schema is documented in ./SCHEMA.md.
+ */
+export const MIGRATIONS: readonly (readonly string[])[] = [
+  // 1: feeds, entries, runs, validators, chat migrations.
+  [
+    `CREATE TABLE feeds (
+      name TEXT PRIMARY KEY,
+      first_seen_at TEXT NOT NULL
+    ) STRICT`,
+    `CREATE TABLE entries (
+      feed TEXT NOT NULL,
+      entry_id TEXT NOT NULL,
+      link TEXT,
+      title TEXT NOT NULL,
+      published_at TEXT,
+      status TEXT NOT NULL CHECK (status IN ('sent', 'skipped')),
+      seen_at TEXT NOT NULL,
+      sent_at TEXT,
+      chat_id TEXT,
+      message_id INTEGER,
+      PRIMARY KEY (feed, entry_id)
+    ) STRICT`,
+    `CREATE TABLE runs (
+      id INTEGER PRIMARY KEY,
+      feed TEXT NOT NULL,
+      started_at TEXT NOT NULL,
+      finished_at TEXT NOT NULL,
+      outcome TEXT NOT NULL CHECK (outcome IN ('ok', 'failed')),
+      fetched INTEGER NOT NULL,
+      new INTEGER NOT NULL,
+      sent INTEGER NOT NULL,
+      failed INTEGER NOT NULL,
+      skipped INTEGER NOT NULL,
+      error TEXT
+    ) STRICT`,
+    `CREATE INDEX runs_by_feed ON runs (feed, started_at)`,
+    `CREATE TABLE validators (
+      feed TEXT NOT NULL,
+      url TEXT NOT NULL,
+      etag TEXT,
+      last_modified TEXT,
+      updated_at TEXT NOT NULL,
+      PRIMARY KEY (feed, url)
+    ) STRICT`,
+    `CREATE TABLE chat_migrations (
+      from_chat TEXT PRIMARY KEY,
+      to_chat TEXT NOT NULL,
+      migrated_at TEXT NOT NULL
+    ) STRICT`,
+  ],
+];
+
+/** The schema version this build writes and understands. */
+export const SCHEMA_VERSION = MIGRATIONS.length;

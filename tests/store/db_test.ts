@@ -1,0 +1,157 @@
+import assert from "node:assert/strict";
+import { dbPath, Store, StoreError } from "../../src/store/db.ts";
+import { SCHEMA_VERSION } from "../../src/store/migrations.ts";
+import type { Entry } from "../../src/feeds/entry.ts";
+import { createClient } from "@libsql/client";
+
+function entry(id: string): Entry {
+  return {
+    id,
+    link: `https://example.org/${id}`,
+    title: `Title ${id}`,
+    published: new Date("2024-01-01T00:00:00Z"),
+    updated: null,
+    summary: "",
+  };
+}
+
+async function openTemp(): Promise<{ store: Store; dir: string }> {
+  const dir = await Deno.makeTempDir();
+  const store = await Store.open(`${dir}/db/nested`);
+  assert.ok(store);
+  return { store, dir };
+}
+
+Deno.test("open creates the directory and migrates to the current schema version", async () => {
+  const { store, dir } = await openTemp();
+  try {
+    assert.equal(await store.version(), SCHEMA_VERSION);
+    assert.equal(store.path, `${dir}/db/nested/courier.db`);
+    const tables = (await store.query(
+      "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
+    )).map((r) => r[0]);
+    assert.deepEqual(tables, ["chat_migrations", "entries", "feeds", "runs", "validators"]);
+  } finally {
+    store.close();
+  }
+  // Reopening is a no-op migration.
+  const again = await Store.open(`${dir}/db/nested`);
+  assert.equal(await again!.version(), SCHEMA_VERSION);
+  again!.close();
+});
+
+Deno.test("a database newer than this build is refused with its path", async () => {
+  const dir = await Deno.makeTempDir();
+  const client = createClient({ url: `file:${dbPath(dir)}` });
+  await client.execute(`PRAGMA user_version = ${SCHEMA_VERSION + 5}`);
+  client.close();
+  await assert.rejects(Store.open(dir), (e: Error) => {
+    assert.ok(e instanceof StoreError);
+    assert.match(e.message, /schema version \d+, newer/);
+    assert.ok(e.message.includes(dbPath(dir)));
+    return true;
+  });
+});
+
+Deno.test("read-only open of a missing database creates nothing", async () => {
+  const dir = await Deno.makeTempDir();
+  assert.equal(await Store.open(`${dir}/db`, { readOnly: true }), null);
+  await assert.rejects(Deno.stat(`${dir}/db`), Deno.errors.NotFound);
+});
+
+Deno.test("read-only open refuses writes", async () => {
+  const { store, dir } = await openTemp();
+  store.close();
+  const ro = await Store.open(`${dir}/db/nested`, { readOnly: true });
+  try {
+    await assert.rejects(ro!.markSent("f", entry("a"), "@c", 1, new Date()));
+    assert.equal(await ro!.isKnownFeed("f"), false);
+  } finally {
+    ro!.close();
+  }
+});
+
+Deno.test("first sighting, seen ids and sent marks", async () => {
+  const { store } = await openTemp();
+  try {
+    assert.equal(await store.isKnownFeed("news"), false);
+    await store.recordFirstSighting("news", [entry("a"), entry("b")], new Date());
+    assert.equal(await store.isKnownFeed("news"), true);
+    assert.equal(await store.isKnownFeed("other"), false);
+    await store.markSent("news", entry("c"), "@chan", 42, new Date());
+    const seen = await store.seenIds("news", ["a", "b", "c", "d"]);
+    assert.deepEqual([...seen].sort(), ["a", "b", "c"]);
+    // Entries are per feed.
+    assert.equal((await store.seenIds("other", ["a", "c"])).size, 0);
+    const rows = await store.query(
+      "SELECT entry_id, status, chat_id, message_id FROM entries ORDER BY entry_id",
+    );
+    assert.deepEqual(rows, [
+      ["a", "skipped", null, null],
+      ["b", "skipped", null, null],
+      ["c", "sent", "@chan", 42],
+    ]);
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("seenIds handles more ids than one statement binds", async () => {
+  const { store } = await openTemp();
+  try {
+    const many = Array.from({ length: 1200 }, (_, i) => entry(`e${i}`));
+    await store.recordFirstSighting("big", many.filter((_, i) => i % 3 === 0), new Date());
+    const seen = await store.seenIds("big", many.map((e) => e.id));
+    assert.equal(seen.size, 400);
+    assert.ok(seen.has("e1197"));
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("validators are stored per feed and replaced only by a finished ok run", async () => {
+  const { store } = await openTemp();
+  const run = {
+    feed: "news",
+    startedAt: new Date(),
+    finishedAt: new Date(),
+    outcome: "ok" as const,
+    fetched: 3,
+    new: 1,
+    sent: 1,
+    failed: 0,
+    skipped: 0,
+    error: null,
+  };
+  try {
+    await store.finishRun(
+      run,
+      new Map([
+        ["https://a/feed", { etag: '"x"', lastModified: null }],
+        ["https://b/feed", { etag: null, lastModified: null }],
+      ]),
+    );
+    assert.deepEqual(
+      await store.validators("news"),
+      new Map([["https://a/feed", { etag: '"x"', lastModified: null }]]),
+    );
+    assert.equal((await store.validators("other")).size, 0);
+    await store.finishRun({ ...run, outcome: "failed", error: "boom" });
+    assert.equal((await store.validators("news")).size, 1);
+    const runs = await store.query("SELECT outcome, error FROM runs ORDER BY id");
+    assert.deepEqual(runs, [["ok", null], ["failed", "boom"]]);
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("chat migrations are remembered", async () => {
+  const { store } = await openTemp();
+  try {
+    await store.recordChatMigration("-123", "-100123", new Date());
+    await store.recordChatMigration("-123", "-100999", new Date());
+    assert.deepEqual(await store.chatMigrations(), new Map([["-123", "-100999"]]));
+  } finally {
+    store.close();
+  }
+});

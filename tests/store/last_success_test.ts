@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { parse } from "yaml";
+import {
+  LastSuccessError,
+  LastSuccessFile,
+  readLastSuccess,
+  rfc3339,
+} from "../../src/store/last_success.ts";
+
+Deno.test("rfc3339 gives UTC with whole seconds", () => {
+  assert.equal(rfc3339(new Date("2024-05-01T12:00:00.789Z")), "2024-05-01T12:00:00Z");
+});
+
+Deno.test("record keeps other feeds' times and leaves no temp files", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/state/last_success.yml`;
+  await Deno.mkdir(`${dir}/state`);
+  await Deno.writeTextFile(path, "old: 2023-01-01T00:00:00Z\nnews: 2023-01-02T00:00:00Z\n");
+  const file = new LastSuccessFile(path);
+  await file.record("news", new Date("2024-05-01T12:00:00Z"));
+  const doc = parse(await Deno.readTextFile(path));
+  assert.deepEqual(doc, { old: "2023-01-01T00:00:00Z", news: "2024-05-01T12:00:00Z" });
+  const names = [];
+  for await (const e of Deno.readDir(`${dir}/state`)) names.push(e.name);
+  assert.deepEqual(names, ["last_success.yml"]);
+});
+
+Deno.test("concurrent records all land, and each waits for its own write", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/last.yml`;
+  const file = new LastSuccessFile(path);
+  const at = new Date("2024-05-01T12:00:00Z");
+  await Promise.all(
+    Array.from({ length: 50 }, async (_, i) => {
+      await file.record(`feed${i}`, at);
+      // Once resolved, this feed's line must be on disk.
+      const now = await readLastSuccess(path);
+      assert.equal(now.get(`feed${i}`)?.toISOString(), at.toISOString());
+    }),
+  );
+  assert.equal((await readLastSuccess(path)).size, 50);
+});
+
+Deno.test("readLastSuccess: missing file is empty, garbage values are ignored", async () => {
+  const dir = await Deno.makeTempDir();
+  assert.equal((await readLastSuccess(`${dir}/none.yml`)).size, 0);
+  await Deno.writeTextFile(`${dir}/x.yml`, "a: 2024-01-01T00:00:00Z\nb: not a time\n");
+  const map = await readLastSuccess(`${dir}/x.yml`);
+  assert.deepEqual([...map.keys()], ["a"]);
+  await Deno.writeTextFile(`${dir}/bad.yml`, "a: [unclosed\n");
+  await assert.rejects(readLastSuccess(`${dir}/bad.yml`), LastSuccessError);
+});
+
+Deno.test("a write into an unwritable place fails with the path", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${dir}/file`, "");
+  const file = new LastSuccessFile(`${dir}/file/last.yml`);
+  await assert.rejects(file.record("a", new Date()), (e: Error) => {
+    assert.ok(e instanceof LastSuccessError);
+    assert.ok(e.message.includes(`${dir}/file/last.yml`));
+    return true;
+  });
+});
