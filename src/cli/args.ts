@@ -28,7 +28,9 @@ export function parseCommandArgs<O extends Options>(
 export function parsePositiveInt(command: string, flag: string, value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
-    throw new UsageError(`courier ${command}: --${flag} must be a positive integer, got "${value}"`);
+    throw new UsageError(
+      `courier ${command}: --${flag} must be a positive integer, got "${value}"`,
+    );
   }
   return n;
 }

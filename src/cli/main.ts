@@ -49,10 +49,14 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const args = extractLogFormat(argv);
     const [name, ...rest] = args;
-    if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    if (name === undefined) {
+      console.error(topHelp());
+      return 2;
+    }
+    if (name === "--help" || name === "-h" || name === "help") {
       const target = name === "help" ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
       console.log(target ? target.help : topHelp());
-      return name === undefined ? 2 : 0;
+      return 0;
     }
     if (name === "--version" || name === "-V") {
       console.log(`courier ${VERSION}`);

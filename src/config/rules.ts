@@ -12,8 +12,12 @@ export const TOKEN_PATTERN = "^[0-9]+:[A-Za-z0-9_-]+$";
 export const URL_PATTERN = "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+([/?#]\\S*)?$";
 export const RHASH_PATTERN = "^[A-Za-z0-9_-]*$";
 /** A proxy value: empty (direct), a scheme://host form, or SOCKS5 over a unix socket. */
-export const PROXY_PATTERN =
-  "^$|^[Ss][Oo][Cc][Kk][Ss]5[Hh]?://([^\\s@/]*@)?unix/\\S+$|^([Hh][Tt][Tt][Pp][Ss]?|[Ss][Oo][Cc][Kk][Ss]5[Hh]?)://([^\\s@/?#]*@)?[^\\s@/?#:]+(:[0-9]{1,5})?/?$";
+const SOCKS = "[Ss][Oo][Cc][Kk][Ss]5[Hh]?";
+export const PROXY_PATTERN = "^$" +
+  `|^${SOCKS}://([^\\s@/]*@)?unix/\\S+$` +
+  // `socks5://unix` without a socket path is neither form.
+  `|^(?!${SOCKS}://([^\\s@/]*@)?unix/?$)([Hh][Tt][Tt][Pp][Ss]?|${SOCKS})://` +
+  "([^\\s@/?#]*@)?[^\\s@/?#:]+(:[0-9]{1,5})?/?$";
 
 function describe(value: unknown): string {
   if (value === null || value === undefined) return "nothing";
@@ -90,7 +94,14 @@ export const checkUrl: Check = (value) => {
 export const checkCron: Check = (value) => {
   const typeProblem = isString(value);
   if (typeProblem) return typeProblem;
-  const problem = cronProblem(value as string);
+  const text = (value as string).trim();
+  const fields = text.split(/\s+/).length;
+  if (!text.startsWith("@") && fields !== 5) {
+    return `must have five fields (minute hour day-of-month month day-of-week), got ${fields}: ${
+      quoted(value)
+    }`;
+  }
+  const problem = cronProblem(text);
   return problem ? `invalid cron expression ${quoted(value)}: ${problem}` : null;
 };
 

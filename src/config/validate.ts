@@ -2,7 +2,16 @@
  * Walks the YAML document tree and checks it against the field tables, collecting every problem
  * with its key path and position instead of stopping at the first.
  */
-import { type Document, isAlias, isMap, isScalar, isSeq, type LineCounter, type Node } from "yaml";
+import {
+  type Document,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  type LineCounter,
+  type Node,
+  visit,
+} from "yaml";
 import { FEED_FIELDS, type Field, TOP_FIELDS } from "./fields.ts";
 import { suggest } from "./suggest.ts";
 
@@ -46,6 +55,8 @@ interface MapEntry {
 
 class Walker {
   readonly problems: Problem[] = [];
+  /** Key paths offered as "did you mean" for an unknown key. */
+  readonly suggested = new Set<string>();
 
   constructor(private readonly doc: Document, private readonly lines: LineCounter) {}
 
@@ -71,7 +82,9 @@ class Walker {
     const merged: MapEntry[] = [];
     for (const pair of map.items) {
       const keyNode = pair.key as Node | null;
-      const key = isScalar(keyNode) ? keyNode.value : undefined;
+      const raw = isScalar(keyNode) ? keyNode.value : undefined;
+      // With merge keys on, yaml parses `<<` as a symbol.
+      const key = typeof raw === "symbol" && raw.description === "<<" ? "<<" : raw;
       if (typeof key !== "string") {
         this.report(keyNode, path, "keys must be plain strings", map);
         continue;
@@ -110,6 +123,7 @@ class Walker {
       const field = fields[key];
       if (!field) {
         const hint = suggest(key, known);
+        if (hint) this.suggested.add(`${prefix}${hint}`);
         this.report(keyNode, keyPath, `unknown key${hint ? ` (did you mean "${hint}"?)` : ""}`);
         continue;
       }
@@ -133,7 +147,8 @@ class Walker {
       out[key] = plain;
     }
     for (const [key, field] of Object.entries(fields)) {
-      if (field.required && !(key in out)) {
+      // A misspelt required key is already reported as unknown, with the right name suggested.
+      if (field.required && !(key in out) && !this.suggested.has(`${prefix}${key}`)) {
         this.report(node, `${prefix}${key}`, "missing required key");
       }
     }
@@ -158,6 +173,18 @@ export function validateDocument(
   lines: LineCounter,
 ): { config: RawConfig | null; problems: Problem[] } {
   const walker = new Walker(doc, lines);
+  visit(doc, {
+    Alias(_key, alias) {
+      if (alias.resolve(doc) === undefined) {
+        walker.report(
+          alias,
+          "",
+          `unknown alias *${alias.source} (no anchor &${alias.source} before it)`,
+        );
+      }
+    },
+  });
+  if (walker.problems.length > 0) return { config: null, problems: walker.problems };
   const root = walker.resolve(doc.contents as Node | null);
   if (!isMap(root)) {
     const kind = isSeq(root) ? "a list" : "a single value";

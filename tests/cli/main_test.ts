@@ -1,0 +1,101 @@
+/** The executable's own surface: help, version, unknown commands, exit codes. */
+import { COMMANDS } from "../../src/cli/commands.ts";
+import { VERSION } from "../../src/version.ts";
+import { assert, assertEquals, assertMatch } from "../support/assert.ts";
+import { runCli } from "../support/cli.ts";
+
+Deno.test("cli: --version prints the version", async () => {
+  for (const flag of ["--version", "-V"]) {
+    const r = await runCli([flag]);
+    assertEquals([r.code, r.stdout.trim()], [0, `courier ${VERSION}`]);
+  }
+});
+
+Deno.test("cli: --help lists exactly the registered commands", async () => {
+  const r = await runCli(["--help"]);
+  assertEquals(r.code, 0);
+  const listed = [...r.stdout.matchAll(/^ {2}([a-z]+) {2,}/gm)].map((m) => m[1]);
+  assertEquals(listed, COMMANDS.map((c) => c.name));
+  assert(!/not yet|todo|coming soon/i.test(r.stdout), "no placeholders");
+});
+
+Deno.test("cli: every command answers --help with its usage", async () => {
+  for (const command of COMMANDS) {
+    const r = await runCli([command.name, "--help"]);
+    assertEquals(r.code, 0, command.name);
+    assertMatch(r.stdout, new RegExp(`^Usage: courier ${command.name}`));
+  }
+});
+
+Deno.test("cli: unknown commands and flags are usage errors (exit 2, one line)", async () => {
+  const unknown = await runCli(["frobnicate"]);
+  assertEquals(unknown.code, 2);
+  assertEquals(
+    unknown.stderr.trim(),
+    `courier: unknown command "frobnicate" (see 'courier --help')`,
+  );
+  const flag = await runCli(["validate", "--colour"]);
+  assertEquals(flag.code, 2);
+  assertEquals(flag.stderr.trim().split("\n").length, 1, flag.stderr);
+  assertMatch(flag.stderr, /courier validate: .*--colour/);
+  const format = await runCli(["--log-format", "xml", "schema"]);
+  assertEquals(format.code, 2);
+  assertMatch(format.stderr, /--log-format must be "text" or "json"/);
+});
+
+Deno.test("cli: no arguments prints usage on stderr and exits 2", async () => {
+  const r = await runCli([]);
+  assertEquals(r.code, 2);
+  assertMatch(r.stderr, /Usage: courier <command>/);
+});
+
+Deno.test("cli: the config path comes from -c, else $COURIER_CONFIG, else ./config.yml", async () => {
+  const dir = await Deno.makeTempDir();
+  const config = `messenger_auth_token: "1:a"\nfeeds:\n  - name: n\n    channel: "@ab"\n` +
+    `    url: http://127.0.0.1/f\n    cron: "* * * * *"\n    type: rss\n`;
+  await Deno.writeTextFile(`${dir}/config.yml`, config);
+  await Deno.writeTextFile(`${dir}/other.yml`, config.replace("name: n", "name: other"));
+  const byCwd = await runCli(["validate"], { cwd: dir });
+  assertEquals(byCwd.code, 0, byCwd.stderr);
+  assertMatch(byCwd.stdout, /feed n\n/);
+  const byEnv = await runCli(["validate"], { cwd: dir, env: { COURIER_CONFIG: "other.yml" } });
+  assertMatch(byEnv.stdout, /feed other\n/);
+  const byFlag = await runCli(["validate", "-c", "config.yml"], {
+    cwd: dir,
+    env: { COURIER_CONFIG: "other.yml" },
+  });
+  assertMatch(byFlag.stdout, /feed n\n/);
+  const missing = await runCli(["validate"], { cwd: await Deno.makeTempDir() });
+  assertEquals(missing.code, 2);
+  assertEquals(missing.stderr.trim(), "config.yml: cannot read config: no such file");
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("cli: validate --json prints the effective settings without secrets", async () => {
+  const r = await runCli(["validate", "--json", "-c", "examples/config.yml"], {
+    cwd: new URL("../..", import.meta.url).pathname,
+  });
+  assertEquals(r.code, 0, r.stderr);
+  const view = JSON.parse(r.stdout);
+  assertEquals(view.messenger_auth_token, "[redacted]");
+  assertEquals(view.messenger_proxy, "http://courier:***@127.0.0.1:3128");
+  assertEquals(view.feeds.map((f: { first_time_limit: number }) => f.first_time_limit), [
+    10,
+    3,
+    -1,
+  ]);
+  assertMatch(view.feeds[0].next_run, /^\d{4}-\d\d-\d\dT\d\d:\d\d:00[+-]\d\d:\d\d$/);
+  assert(!r.stdout.includes("s3cret") && !r.stdout.includes("AAExampleToken"));
+});
+
+Deno.test("cli: a config error in another command's path is also one line per problem", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${dir}/bad.yml`, "feeds: 3\n");
+  const r = await runCli(["validate", "-c", `${dir}/bad.yml`]);
+  assertEquals(r.code, 2);
+  assertEquals(r.stderr.trim().split("\n"), [
+    `${dir}/bad.yml:1:1: messenger_auth_token: missing required key`,
+    `${dir}/bad.yml:1:8: feeds: must be a list of feeds`,
+  ]);
+  await Deno.remove(dir, { recursive: true });
+});
