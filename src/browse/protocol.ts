@@ -1,0 +1,113 @@
+/**
+ * Frames between the server and a query worker process, over the worker's stdin/stdout:
+ * a 4-byte big-endian length, a 1-byte kind, then the payload. Requests and heads are JSON;
+ * body chunks are raw bytes, so the server passes result bytes through without parsing them.
+ */
+
+export const FRAME_JSON = 1;
+export const FRAME_BODY = 2;
+export const FRAME_END = 3;
+
+export interface Frame {
+  kind: number;
+  payload: Uint8Array;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export function encodeFrame(kind: number, payload: Uint8Array | string): Uint8Array {
+  const bytes = typeof payload === "string" ? encoder.encode(payload) : payload;
+  const out = new Uint8Array(5 + bytes.length);
+  new DataView(out.buffer).setUint32(0, bytes.length + 1);
+  out[4] = kind;
+  out.set(bytes, 5);
+  return out;
+}
+
+export function frameJson<T>(frame: Frame): T {
+  return JSON.parse(decoder.decode(frame.payload)) as T;
+}
+
+/** Reads whole frames from a byte stream; `null` at a clean end. */
+export class FrameReader {
+  #reader: ReadableStreamDefaultReader<Uint8Array>;
+  #buf = new Uint8Array(0);
+
+  constructor(stream: ReadableStream<Uint8Array>) {
+    this.#reader = stream.getReader();
+  }
+
+  async #fill(n: number): Promise<boolean> {
+    const parts: Uint8Array[] = [this.#buf];
+    let have = this.#buf.length;
+    while (have < n) {
+      const { value, done } = await this.#reader.read();
+      if (done) return false;
+      parts.push(value);
+      have += value.length;
+    }
+    if (parts.length > 1) {
+      const joined = new Uint8Array(have);
+      let o = 0;
+      for (const p of parts) {
+        joined.set(p, o);
+        o += p.length;
+      }
+      this.#buf = joined;
+    }
+    return true;
+  }
+
+  async read(): Promise<Frame | null> {
+    if (!(await this.#fill(4))) return null;
+    const len = new DataView(this.#buf.buffer, this.#buf.byteOffset, 4).getUint32(0);
+    if (!(await this.#fill(4 + len))) return null;
+    const kind = this.#buf[4];
+    const payload = this.#buf.slice(5, 4 + len);
+    this.#buf = this.#buf.subarray(4 + len);
+    return { kind, payload };
+  }
+
+  cancel(): void {
+    this.#reader.cancel().catch(() => {});
+  }
+}
+
+/** What the server asks a worker to do. */
+export type WorkerRequest =
+  | { op: "info" }
+  | { op: "tables" }
+  | { op: "table"; name: string }
+  | { op: "indexes"; name: string }
+  | {
+    op: "query" | "explain";
+    sql: string;
+    params?: unknown;
+    format: "json" | "csv" | "xml" | "json-download";
+    maxRows: number;
+  };
+
+/** The first frame a worker receives: which database, how. */
+export interface WorkerConfig {
+  database: string;
+  authToken?: string;
+  write: boolean;
+  /** How /info names the database (no server paths). */
+  label: string;
+}
+
+/** The head of a worker's answer. */
+export interface WorkerHead {
+  status: number;
+  contentType: string;
+  /** For downloads: a file name for Content-Disposition. */
+  filename?: string;
+}
+
+/** The end of a worker's answer. */
+export interface WorkerEnd {
+  ok: boolean;
+  rows: number;
+  durationMs: number;
+}

@@ -1,0 +1,66 @@
+import xml from "xml";
+
+/** A result value as the API sends it. */
+export type ApiValue = number | string | null | { $base64: true; encoded: string };
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+function base64(bytes: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(s);
+}
+
+/**
+ * Converts a driver value: integers exact (numbers when safe, else decimal strings), BLOBs as
+ * base64 objects, never `{}`.
+ */
+export function toApiValue(v: unknown): ApiValue {
+  if (v === null || v === undefined) return null;
+  if (typeof v === "bigint") return v <= MAX_SAFE && v >= -MAX_SAFE ? Number(v) : v.toString();
+  if (typeof v === "number" || typeof v === "string") return v;
+  if (v instanceof Uint8Array) return { $base64: true, encoded: base64(v) };
+  if (v instanceof ArrayBuffer) return { $base64: true, encoded: base64(new Uint8Array(v)) };
+  if (typeof v === "boolean") return v ? 1 : 0;
+  return String(v);
+}
+
+function cellText(v: ApiValue): string {
+  if (v === null) return "";
+  if (typeof v === "object") return v.encoded;
+  return String(v);
+}
+
+/** One CSV record (RFC 4180), CRLF-terminated. */
+export function csvLine(values: ApiValue[]): string {
+  return values.map((v) => {
+    const s = cellText(v);
+    return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  }).join(",") + "\r\n";
+}
+
+export function csvHeader(columns: string[]): string {
+  return csvLine(columns);
+}
+
+/** The XML document is `<result><columns>…</columns><row>…</row>…</result>`, one row a chunk. */
+export function xmlHead(columns: string[]): string {
+  return '<?xml version="1.0" encoding="UTF-8"?>\n<result>' +
+    xml({ columns: columns.map((name) => ({ column: name })) }) + "\n";
+}
+
+export function xmlRow(columns: string[], values: ApiValue[]): string {
+  const cells = values.map((v, i) => {
+    const attr: Record<string, string> = { column: columns[i] ?? "" };
+    if (v === null) return { value: [{ _attr: { ...attr, null: "true" } }] };
+    if (typeof v === "object") {
+      return { value: [{ _attr: { ...attr, encoding: "base64" } }, v.encoded] };
+    }
+    return { value: [{ _attr: attr }, String(v)] };
+  });
+  return xml({ row: cells }) + "\n";
+}
+
+export const XML_TAIL = "</result>\n";
