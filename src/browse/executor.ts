@@ -189,7 +189,8 @@ export class Executor {
   ): Promise<void> {
     const { statement, tokens } = singleStatement(req.sql);
     await this.#refreshTaint();
-    checkTokens(tokens, this.write, this.#taint);
+    const write = this.write && !req.readOnly;
+    checkTokens(tokens, write, this.#taint);
     const head = tokens[0].value.toUpperCase();
     const sql = req.op === "explain" ? `EXPLAIN QUERY PLAN ${statement}` : statement;
     if (head !== "EXPLAIN") {
@@ -200,7 +201,7 @@ export class Executor {
         p3: Number(r[4]),
         p4: r[5] === null ? null : String(r[5]),
       }));
-      checkProgram(ops, this.write, this.#taintedTriggers);
+      checkProgram(ops, write, this.#taintedTriggers);
     }
     const download = req.format !== "json";
     const cap = download ? Infinity : req.maxRows;

@@ -141,7 +141,9 @@ export function checkProgram(ops: Op[], write: boolean, deniedTriggers: boolean)
     }
     if (!write) {
       if (WRITE_OPCODES.has(op.opcode) || (op.opcode === "Transaction" && op.p2 !== 0)) {
-        throw new RefusedError("read-only: this statement would write (start with --write)");
+        throw new RefusedError(
+          "read-only: this statement would write (writes need `courier browse --write` and a POST)",
+        );
       }
     }
   }

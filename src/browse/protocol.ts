@@ -86,6 +86,8 @@ export type WorkerRequest =
     params?: unknown;
     format: "json" | "csv" | "xml" | "json-download";
     maxRows: number;
+    /** Refuse writes even on a --write server (GET requests: a link must never write). */
+    readOnly?: boolean;
   };
 
 /** The first frame a worker receives: which database, how. */

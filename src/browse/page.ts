@@ -1,0 +1,1 @@
+export const PAGE_HTML = "<!doctype html><title>courier browse</title>";
