@@ -1,0 +1,237 @@
+import type { Logger } from "../log/logger.ts";
+import { redactUrl, scrub, type Secret } from "../log/secret.ts";
+import { ChatError, MessengerError, MessengerFatalError } from "./errors.ts";
+import type { Message } from "./format.ts";
+import { Pacer } from "./pacer.ts";
+
+export const DEFAULT_MESSENGER_API = "https://api.telegram.org";
+
+/** Sends messages to chats; the Bot API client, or a dry-run printer. */
+export interface Outbox {
+  /** Resolves once the messenger accepted the message; rejects with a MessengerError. */
+  send(chat: string, message: Message, signal?: AbortSignal): Promise<Sent>;
+}
+
+export interface Sent {
+  messageId: number;
+  /** The chat it went to: differs from the one asked for after a `migrate_to_chat_id`. */
+  chat: string;
+}
+
+export interface BotApiOptions {
+  /** API base URL, e.g. https://api.telegram.org or a local Bot API server. */
+  baseUrl: string;
+  token: Secret;
+  /** HTTP client carrying the messenger proxy; default a direct connection. */
+  client?: Deno.HttpClient;
+  fetch?: typeof fetch;
+  pacer?: Pacer;
+  /** Monotonic milliseconds. */
+  now?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Time limit of one request (default 30 s). */
+  timeoutMs?: number;
+  /** Retries after a 5xx or a network error (default 5), waiting backoffMs, 2×, 4×… (≤ 60 s). */
+  retries?: number;
+  backoffMs?: number;
+  /** Most 429 answers accepted for one message before giving up (default 10). */
+  max429?: number;
+  logger?: Logger;
+  /** Told when the messenger moved a chat, so the new id can be remembered. */
+  onMigrate?: (from: string, to: string) => void | Promise<void>;
+}
+
+interface ApiAnswer {
+  ok: boolean;
+  result?: { message_id?: number };
+  error_code?: number;
+  description?: string;
+  parameters?: { retry_after?: number; migrate_to_chat_id?: number | string };
+}
+
+/** Waits `ms`, or rejects as soon as `signal` aborts. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * The Telegram Bot API `sendMessage`, paced within the rate limits, with retries. The token is
+ * part of every request URL, so nothing from fetch reaches a message unscrubbed: errors are
+ * rebuilt around a display URL with the token replaced.
+ */
+export class BotApi implements Outbox {
+  readonly #url: string;
+  readonly #shownUrl: string;
+  readonly #secrets: string[];
+  readonly #fetch: typeof fetch;
+  readonly #pacer: Pacer;
+  readonly #now: () => number;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #opts: BotApiOptions;
+
+  constructor(options: BotApiOptions) {
+    const base = options.baseUrl.replace(/\/+$/, "");
+    const token = options.token.reveal();
+    this.#url = `${base}/bot${token}/sendMessage`;
+    this.#shownUrl = `${redactUrl(base)}/bot[redacted]/sendMessage`;
+    this.#secrets = [token, encodeURIComponent(token)];
+    this.#fetch = options.fetch ?? fetch;
+    this.#pacer = options.pacer ?? new Pacer();
+    this.#now = options.now ?? (() => performance.now());
+    this.#sleep = options.sleep ?? abortableSleep;
+    this.#opts = options;
+  }
+
+  async send(chat: string, message: Message, signal?: AbortSignal): Promise<Sent> {
+    const retries = this.#opts.retries ?? 5;
+    const backoff = this.#opts.backoffMs ?? 1000;
+    const max429 = this.#opts.max429 ?? 10;
+    let target = chat;
+    let failures = 0;
+    let throttled = 0;
+    let migrations = 0;
+    for (;;) {
+      await this.#waitForSlot(target, signal);
+      const outcome = await this.#post(target, message, signal);
+      if ("sent" in outcome) return outcome.sent;
+      if ("retryAfterS" in outcome) {
+        if (++throttled > max429) {
+          throw new ChatError(
+            `chat ${target}: still rate limited after ${max429} retries`,
+            target,
+            429,
+          );
+        }
+        this.#opts.logger?.warn("messenger asked to slow down", {
+          chat: target,
+          retry_after: outcome.retryAfterS,
+        });
+        this.#pacer.block(target, this.#now() + outcome.retryAfterS * 1000);
+        continue;
+      }
+      if ("migrateTo" in outcome) {
+        if (++migrations > 3) {
+          throw new ChatError(`chat ${target}: too many chat migrations`, target, 400);
+        }
+        this.#opts.logger?.warn("chat migrated to a new id; update the config", {
+          chat: target,
+          new_chat: outcome.migrateTo,
+        });
+        await this.#opts.onMigrate?.(target, outcome.migrateTo);
+        this.#pacer.rename(target, outcome.migrateTo);
+        target = outcome.migrateTo;
+        continue;
+      }
+      // A transient failure: a 5xx, a timeout or a network error.
+      if (++failures > retries) {
+        throw new ChatError(
+          `chat ${target}: messenger unavailable after ${
+            retries + 1
+          } attempts: ${outcome.transient}`,
+          target,
+          null,
+        );
+      }
+      const delay = Math.min(backoff * 2 ** (failures - 1), 60_000);
+      this.#opts.logger?.warn("messenger request failed; retrying", {
+        chat: target,
+        error: outcome.transient,
+        retry_in_ms: delay,
+      });
+      await this.#sleep(delay, signal);
+    }
+  }
+
+  async #waitForSlot(chat: string, signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      const now = this.#now();
+      const r = this.#pacer.reserve(chat, now);
+      if (r.reserved) {
+        if (r.at > now) await this.#sleep(r.at - now, signal);
+        return;
+      }
+      await this.#sleep(r.retryAt - now, signal);
+    }
+  }
+
+  async #post(
+    chat: string,
+    message: Message,
+    signal?: AbortSignal,
+  ): Promise<
+    { sent: Sent } | { retryAfterS: number } | { migrateTo: string } | { transient: string }
+  > {
+    const body: Record<string, unknown> = { chat_id: chat, text: message.html, parse_mode: "HTML" };
+    if (!message.previews) body.link_preview_options = { is_disabled: true };
+    const timeout = AbortSignal.timeout(this.#opts.timeoutMs ?? 30_000);
+    const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    let response: Response;
+    let answer: ApiAnswer | null = null;
+    try {
+      response = await this.#fetch(this.#url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+        signal: both,
+        ...(this.#opts.client ? { client: this.#opts.client } : {}),
+      } as RequestInit);
+      const text = await response.text();
+      try {
+        answer = JSON.parse(text) as ApiAnswer;
+      } catch {
+        answer = null;
+      }
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (timeout.aborted) {
+        return { transient: `no answer within ${this.#opts.timeoutMs ?? 30_000} ms` };
+      }
+      return { transient: `${this.#shownUrl}: ${this.#clean(error)}` };
+    }
+    const status = answer?.error_code ?? response.status;
+    if (answer?.ok === true && response.ok) {
+      const id = answer.result?.message_id;
+      if (typeof id !== "number") {
+        throw new MessengerError(`${this.#shownUrl}: answer without a message_id`);
+      }
+      return { sent: { messageId: id, chat } };
+    }
+    const description = this.#clean(answer?.description ?? `HTTP ${response.status}`);
+    if (status === 429) {
+      const after = Number(answer?.parameters?.retry_after);
+      return { retryAfterS: Number.isFinite(after) && after > 0 ? after : 1 };
+    }
+    const migrate = answer?.parameters?.migrate_to_chat_id;
+    if (migrate !== undefined && migrate !== null && String(migrate) !== chat) {
+      return { migrateTo: String(migrate) };
+    }
+    if (status >= 500 || answer === null && response.status >= 500) {
+      return { transient: `HTTP ${response.status}: ${description}` };
+    }
+    if (status === 401 || status === 404) {
+      throw new MessengerFatalError(
+        status === 401
+          ? `messenger rejected the bot token (401 ${description}); check messenger_auth_token`
+          : `messenger API not found at ${this.#shownUrl} (404 ${description}); check the token and --messenger-api`,
+      );
+    }
+    throw new ChatError(`chat ${chat}: ${status} ${description}`, chat, status);
+  }
+
+  /** An error's message with every form of the token removed. */
+  #clean(error: unknown): string {
+    const text = error instanceof Error ? error.message : String(error);
+    return scrub(text, this.#secrets).split("\n")[0];
+  }
+}
