@@ -94,10 +94,12 @@ function parseParams(raw: unknown): unknown[] | Record<string, unknown> | undefi
       const encoded = (v as { encoded?: unknown }).encoded;
       if (typeof encoded !== "string") throw new HttpError(400, "a $base64 param needs encoded");
       try {
-        return Uint8Array.from(atob(encoded), (ch) => ch.charCodeAt(0));
+        atob(encoded);
       } catch {
         throw new HttpError(400, "a $base64 param is not valid base64");
       }
+      // Decoded in the worker: bytes do not survive the JSON hop.
+      return { $base64: true, encoded };
     }
     throw new HttpError(400, "params values must be null, numbers, strings or $base64 objects");
   };

@@ -39,6 +39,27 @@ function jsonAnswer(sink: Sink, status: number, body: unknown, started: number):
   sink.end({ ok: status < 400, rows: 0, durationMs: performance.now() - started });
 }
 
+function decodeValue(v: unknown): unknown {
+  if (v !== null && typeof v === "object" && (v as { $base64?: unknown }).$base64 === true) {
+    return Uint8Array.from(
+      atob(String((v as { encoded?: unknown }).encoded)),
+      (c) => c.charCodeAt(0),
+    );
+  }
+  return v;
+}
+
+/** Params as the driver binds them: `{"$base64"}` objects become bytes. */
+function decodeParams(
+  params: unknown,
+): unknown[] | Record<string, unknown> | undefined {
+  if (params === undefined || params === null) return undefined;
+  if (Array.isArray(params)) return params.map(decodeValue);
+  return Object.fromEntries(
+    Object.entries(params as Record<string, unknown>).map(([k, v]) => [k, decodeValue(v)]),
+  );
+}
+
 function bool(v: unknown): boolean {
   return v !== null && v !== undefined && Number(v) !== 0;
 }
@@ -257,7 +278,7 @@ export class Executor {
     };
     let result: { changes?: number; lastInsertRowid?: unknown };
     try {
-      result = await this.db.run(sql, req.params as never, onColumns, onRow);
+      result = await this.db.run(sql, decodeParams(req.params), onColumns, onRow);
     } catch (error) {
       if (!headSent) throw error;
       // Mid-download: the status is gone, so end the body where it stands and say so.
