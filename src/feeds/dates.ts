@@ -1,0 +1,181 @@
+const MONTHS: Record<string, number> = {
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  may: 5,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
+  // A few non-English abbreviations seen in the wild.
+  mrz: 3,
+  mär: 3,
+  okt: 10,
+  dez: 12,
+  mai: 5,
+  avr: 4,
+  fév: 2,
+  déc: 12,
+};
+
+/** Offsets in minutes of the zone names RFC 822 allows, and a few common ones it does not. */
+const ZONES: Record<string, number> = {
+  z: 0,
+  ut: 0,
+  utc: 0,
+  gmt: 0,
+  wet: 0,
+  est: -300,
+  edt: -240,
+  cst: -360,
+  cdt: -300,
+  mst: -420,
+  mdt: -360,
+  pst: -480,
+  pdt: -420,
+  akst: -540,
+  akdt: -480,
+  hst: -600,
+  bst: 60,
+  cet: 60,
+  cest: 120,
+  met: 60,
+  mest: 120,
+  eet: 120,
+  eest: 180,
+  msk: 180,
+  ist: 330,
+  jst: 540,
+  kst: 540,
+  aest: 600,
+  aedt: 660,
+  nzst: 720,
+  nzdt: 780,
+};
+
+function monthNumber(name: string): number | undefined {
+  return MONTHS[name.slice(0, 3).toLowerCase()];
+}
+
+/** Minutes east of UTC for a zone text, or undefined when unreadable. Empty means UTC. */
+function zoneOffset(zone: string): number | undefined {
+  const z = zone.trim().replace(/\s*\(.*\)$/, "").replace(/^\(|\)$/g, "");
+  if (z === "") return 0;
+  const named = ZONES[z.toLowerCase()];
+  if (named !== undefined) return named;
+  const m = z.match(/^(?:gmt|utc|ut)?\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?$/i);
+  if (m) {
+    const minutes = Number(m[2]) * 60 + Number(m[3] ?? 0);
+    return m[1] === "-" ? -minutes : minutes;
+  }
+  // Military single letters are too often wrong to trust; read them as UTC like feedparser.
+  if (/^[a-z]$/i.test(z)) return 0;
+  return undefined;
+}
+
+function build(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  millis: number,
+  offsetMinutes: number,
+): Date | null {
+  if (year < 100) year += year < 50 ? 2000 : 1900;
+  if (
+    month < 1 || month > 12 || day < 1 || day > 31 || hour > 24 || minute > 59 || second > 60 ||
+    year < 1800 || year > 9999
+  ) return null;
+  const t = Date.UTC(year, month - 1, day, hour, minute, Math.min(second, 59), millis) -
+    offsetMinutes * 60_000;
+  return Number.isFinite(t) ? new Date(t) : null;
+}
+
+const ISO =
+  /^(\d{4})-?(\d{1,2})-?(\d{1,2})(?:(?:T|\s+|t)(\d{1,2}):?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?)?\s*(z|utc|gmt|[+-]\d{1,2}(?::?\d{2})?)?$/i;
+const RFC822 =
+  /^(?:[^\d\s,]+\.?,?\s*)?(\d{1,2})(?:st|nd|rd|th)?[\s-]+([^\d\s,.-]+)\.?,?[\s-]+(\d{2,4}),?(?:[\sT]+(\d{1,2})[:.](\d{2})(?:[:.](\d{2})(?:\.(\d+))?)?)?\s*(.*)$/;
+const MONTH_FIRST =
+  /^(?:[^\d\s,]+,?\s+)?([^\d\s,.]+)\.?\s+(\d{1,2}),?\s+(\d{4}),?(?:\s+(?:at\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap]\.?m\.?)?)?\s*(.*)$/i;
+
+/**
+ * Reads a feed date: RFC 822 (RSS) and RFC 3339 (Atom) and the broken variants feeds really
+ * publish (no zone, zone names, two-digit years, missing seconds, a space instead of `T`,
+ * wrong weekday, month first). Returns null when the text is not a date.
+ */
+export function parseDate(text: string | undefined | null): Date | null {
+  if (!text) return null;
+  const s = text.trim();
+  if (s === "") return null;
+
+  let m = s.match(ISO);
+  if (m) {
+    const offset = m[8] ? zoneOffset(m[8]) ?? 0 : 0;
+    const millis = m[7] ? Math.round(Number(`0.${m[7]}`) * 1000) : 0;
+    return build(
+      Number(m[1]),
+      Number(m[2]),
+      Number(m[3]),
+      Number(m[4] ?? 0),
+      Number(m[5] ?? 0),
+      Number(m[6] ?? 0),
+      millis,
+      offset,
+    );
+  }
+  m = s.match(RFC822);
+  if (m) {
+    const month = monthNumber(m[2]);
+    const offset = zoneOffset(m[8]);
+    if (month !== undefined && offset !== undefined) {
+      return build(
+        Number(m[3]),
+        month,
+        Number(m[1]),
+        Number(m[4] ?? 0),
+        Number(m[5] ?? 0),
+        Number(m[6] ?? 0),
+        0,
+        offset,
+      );
+    }
+  }
+  m = s.match(MONTH_FIRST);
+  if (m) {
+    const month = monthNumber(m[1]);
+    const offset = zoneOffset(m[8]);
+    if (month !== undefined && offset !== undefined) {
+      let hour = Number(m[4] ?? 0);
+      const ampm = m[7]?.toLowerCase().replace(/\./g, "");
+      if (ampm === "pm" && hour < 12) hour += 12;
+      if (ampm === "am" && hour === 12) hour = 0;
+      return build(
+        Number(m[3]),
+        month,
+        Number(m[2]),
+        hour,
+        Number(m[5] ?? 0),
+        Number(m[6] ?? 0),
+        0,
+        offset,
+      );
+    }
+  }
+  // Last resort: whatever the JavaScript engine understands, if it names a year.
+  if (/\d{4}/.test(s)) {
+    const t = Date.parse(s);
+    if (Number.isFinite(t)) return new Date(t);
+  }
+  return null;
+}
+
+/** RFC 3339 in UTC, without fractional seconds when there are none. */
+export function formatRfc3339(date: Date): string {
+  return date.toISOString().replace(/\.000Z$/, "Z");
+}

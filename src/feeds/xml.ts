@@ -1,0 +1,228 @@
+import { Parser } from "htmlparser2";
+import { type DeclaredEntities, decodeEntities } from "./entities.ts";
+
+/**
+ * A light element tree. Names are lower-cased and carry a canonical prefix chosen by namespace
+ * URI (so `<a:entry xmlns:a="http://www.w3.org/2005/Atom">` is `atom:entry` whatever the
+ * document calls it); text children are already decoded.
+ */
+export interface XmlElement {
+  name: string;
+  attrs: Record<string, string>;
+  /** Direct text, concatenated. */
+  text: string;
+  /** Child elements. */
+  children: XmlElement[];
+  /** Text and elements in document order, kept only for mixed content (e.g. xhtml). */
+  mixed: (XmlElement | string)[] | null;
+  /** The xml:base in effect, resolved against the document URL. */
+  base: string;
+}
+
+/** Canonical prefixes of the namespaces feeds use, keyed by lower-cased namespace URI. */
+const NAMESPACES: Record<string, string> = {
+  "http://www.w3.org/2005/atom": "atom",
+  "http://purl.org/atom/ns#": "atom03",
+  "http://purl.org/rss/1.0/": "rss1",
+  "http://purl.org/rss/1.0": "rss1",
+  "http://my.netscape.com/rdf/simple/0.9/": "rss090",
+  "http://channel.netscape.com/rdf/simple/0.9/": "rss090",
+  "http://www.w3.org/1999/02/22-rdf-syntax-ns#": "rdf",
+  "http://purl.org/dc/elements/1.1/": "dc",
+  "http://purl.org/dc/terms/": "dcterms",
+  "http://purl.org/rss/1.0/modules/content/": "content",
+  "http://search.yahoo.com/mrss/": "media",
+  "http://search.yahoo.com/mrss": "media",
+  "http://www.itunes.com/dtds/podcast-1.0.dtd": "itunes",
+  "http://www.w3.org/1999/xhtml": "xhtml",
+  "http://www.youtube.com/xml/schemas/2015": "yt",
+  "http://backend.userland.com/rss2": "",
+  "http://blogs.law.harvard.edu/tech/rss": "",
+};
+
+/** Shared by every leaf so that leaves allocate no array; replaced, never pushed to. */
+const NO_CHILDREN: XmlElement[] = [];
+const NOT_SPACE = /\S/;
+
+interface Scope {
+  prefixes: Record<string, string>;
+  names: Map<string, string>;
+}
+
+function canonicalPrefix(uri: string | undefined, prefix: string): string {
+  if (uri === undefined) return prefix;
+  const known = NAMESPACES[uri.trim().toLowerCase()];
+  return known ?? prefix;
+}
+
+function resolveBase(value: string, parent: string): string {
+  try {
+    return new URL(value.trim(), parent).href;
+  } catch {
+    return parent;
+  }
+}
+
+/**
+ * Called when an element closes, with its parent; returning true takes the element out of the
+ * tree (the caller has consumed it), so items can be turned into entries as they stream past
+ * and their nodes die young instead of filling the old generation.
+ */
+export type OnClose = (element: XmlElement, parent: XmlElement) => boolean;
+
+/**
+ * Parses XML leniently with htmlparser2 (the fastest of the lenient candidates we measured):
+ * unclosed and mismatched tags are closed implicitly, a bare `&` is text. Returns the top-level
+ * elements, normally one; junk before the real root (a PHP warning, say) becomes extra ones.
+ */
+export function parseXml(
+  text: string,
+  baseUrl: string,
+  entities: DeclaredEntities | undefined,
+  onClose?: OnClose,
+): XmlElement[] {
+  const roots: XmlElement[] = [];
+  const stack: XmlElement[] = [];
+  const scopes: Scope[] = [{ prefixes: {}, names: new Map() }];
+  const scopeDepth: number[] = [];
+  let inCdata = false;
+
+  const parser = new Parser({
+    onopentag(rawName, attrs) {
+      let scope = scopes[scopes.length - 1];
+      let declared: Record<string, string> | null = null;
+      let hasAttrs = false;
+      for (const key in attrs) {
+        hasAttrs = true;
+        const value = attrs[key];
+        if (value.indexOf("&") >= 0) attrs[key] = decodeEntities(value, entities);
+        if (key === "xmlns") (declared ??= {})[""] = attrs[key];
+        else if (key.startsWith("xmlns:")) (declared ??= {})[key.slice(6)] = attrs[key];
+      }
+      if (declared) {
+        scope = { prefixes: { ...scope.prefixes, ...declared }, names: new Map() };
+        scopes.push(scope);
+        scopeDepth.push(stack.length);
+      }
+      let name = scope.names.get(rawName);
+      if (name === undefined) {
+        const colon = rawName.indexOf(":");
+        const prefix = colon < 0 ? "" : rawName.slice(0, colon);
+        const local = colon < 0 ? rawName : rawName.slice(colon + 1);
+        const canon = canonicalPrefix(scope.prefixes[prefix], prefix);
+        name = canon ? `${canon}:${local}` : local;
+        scope.names.set(rawName, name);
+      }
+      const parent = stack.length ? stack[stack.length - 1] : null;
+      const parentBase = parent ? parent.base : baseUrl;
+      const xmlBase = hasAttrs ? attrs["xml:base"] : undefined;
+      const element: XmlElement = {
+        name,
+        attrs,
+        text: "",
+        children: NO_CHILDREN,
+        mixed: null,
+        base: xmlBase === undefined ? parentBase : resolveBase(xmlBase, parentBase),
+      };
+      if (parent) {
+        if (parent.children === NO_CHILDREN) parent.children = [element];
+        else parent.children.push(element);
+        if (parent.mixed) parent.mixed.push(element);
+        else if (parent.text !== "") parent.mixed = [parent.text, element];
+      } else roots.push(element);
+      stack.push(element);
+    },
+    onclosetag() {
+      const element = stack.pop();
+      if (onClose && element && stack.length) {
+        const parent = stack[stack.length - 1];
+        if (onClose(element, parent)) {
+          // The closing element is always its parent's last child.
+          parent.children.pop();
+          if (parent.mixed) parent.mixed.pop();
+        }
+      }
+      if (scopeDepth.length && scopeDepth[scopeDepth.length - 1] === stack.length) {
+        scopeDepth.pop();
+        scopes.pop();
+      }
+    },
+    ontext(data) {
+      if (stack.length === 0) return;
+      const element = stack[stack.length - 1];
+      // Indentation between child elements is not content; keeping it would cost a string and a
+      // mixed-content list on every container.
+      if (element.children.length && !element.mixed && !inCdata && !NOT_SPACE.test(data)) return;
+      const value = inCdata ? data : decodeEntities(data, entities);
+      element.text += value;
+      if (element.mixed) element.mixed.push(value);
+      else if (element.children.length) element.mixed = [...element.children, value];
+    },
+    oncdatastart() {
+      inCdata = true;
+    },
+    oncdataend() {
+      inCdata = false;
+    },
+  }, {
+    xmlMode: true,
+    decodeEntities: false,
+    lowerCaseTags: true,
+    lowerCaseAttributeNames: true,
+  });
+  parser.end(text);
+  return roots;
+}
+
+/** The first child element with this canonical name. */
+export function child(element: XmlElement, name: string): XmlElement | undefined {
+  for (const c of element.children) if (c.name === name) return c;
+  return undefined;
+}
+
+const BLOCK = new Set([
+  "p",
+  "div",
+  "br",
+  "li",
+  "ul",
+  "ol",
+  "tr",
+  "td",
+  "th",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "blockquote",
+  "pre",
+  "hr",
+  "table",
+  "section",
+  "article",
+]);
+
+/**
+ * All text below the element, with a space where a block element begins or ends (and between
+ * elements when the whitespace between them was not kept).
+ */
+export function deepText(element: XmlElement): string {
+  if (element.children.length === 0) return element.text;
+  let out = "";
+  const mixed = element.mixed;
+  for (const c of mixed ?? element.children) {
+    if (typeof c === "string") out += c;
+    else {
+      if (!mixed && out !== "") out += " ";
+      const local = c.name.slice(c.name.indexOf(":") + 1);
+      if (local === "script" || local === "style") continue;
+      const block = BLOCK.has(local);
+      if (block) out += " ";
+      out += deepText(c);
+      if (block) out += " ";
+    }
+  }
+  return out;
+}
