@@ -72,7 +72,6 @@ const WRITE_OPCODES = new Set([
   "DropIndex",
   "DropTrigger",
   "JournalMode",
-  "Expire",
   "Savepoint",
   "AutoCommit",
 ]);
@@ -140,7 +139,12 @@ export function checkProgram(ops: Op[], write: boolean, deniedTriggers: boolean)
       throw new RefusedError("a trigger on this table uses a function that is not allowed");
     }
     if (!write) {
-      if (WRITE_OPCODES.has(op.opcode) || (op.opcode === "Transaction" && op.p2 !== 0)) {
+      // Expire with P1=0 (every prepared statement) follows a change of connection settings;
+      // P1=1 is only the pragma's own statement and is emitted by reading pragmas too.
+      if (
+        WRITE_OPCODES.has(op.opcode) || (op.opcode === "Transaction" && op.p2 !== 0) ||
+        (op.opcode === "Expire" && op.p1 === 0)
+      ) {
         throw new RefusedError(
           "read-only: this statement would write (writes need `courier browse --write` and a POST)",
         );
