@@ -1,0 +1,221 @@
+import type { FeedSettings } from "../config/types.ts";
+import type { Entry } from "../feeds/entry.ts";
+import type { Logger } from "../log/logger.ts";
+import type { Outbox } from "../messenger/bot_api.ts";
+import { MessengerFatalError } from "../messenger/errors.ts";
+import { formatMessage } from "../messenger/format.ts";
+import type { RunRecord } from "../store/db.ts";
+import { firstSighting } from "./first_sighting.ts";
+import type { FeedReader, Validators } from "./reader.ts";
+import type { Semaphore, Turn } from "./turns.ts";
+
+/** What a feed run needs from the state; `Store` provides it, a dry run reads only. */
+export interface ForwardState {
+  isKnownFeed(feed: string): Promise<boolean>;
+  seenIds(feed: string, ids: readonly string[]): Promise<Set<string>>;
+  validators(feed: string): Promise<Map<string, Validators>>;
+  recordFirstSighting(feed: string, skipped: readonly Entry[], at: Date): Promise<void>;
+  markSent(feed: string, entry: Entry, chat: string, messageId: number, at: Date): Promise<void>;
+  finishRun(run: RunRecord, validators?: Map<string, Validators>): Promise<void>;
+}
+
+/** Where a successful feed run's time goes (the last-success file). */
+export interface SuccessLog {
+  record(feed: string, at: Date): Promise<void>;
+}
+
+export interface FeedResult {
+  feed: string;
+  channel: string;
+  /** Entries the feed holds now. */
+  fetched: number;
+  /** Entries this run set out to send (not seen before, after the first-sighting limit). */
+  new: number;
+  sent: number;
+  /** Entries left unsent by a failure; the next run sends them. */
+  failed: number;
+  /** Entries held back by the first-sighting limit (recorded as seen, never sent). */
+  skipped: number;
+  /** Why the feed failed; null when it succeeded. */
+  error: string | null;
+}
+
+export interface FeedRunContext {
+  read: FeedReader;
+  state: ForwardState;
+  outbox: Outbox;
+  successLog: SuccessLog;
+  logger: Logger;
+  now: () => Date;
+  /** The chat to send to for a configured channel (it may have migrated). */
+  chatFor: (channel: string) => string;
+  /** Bounds how many feeds fetch at once. */
+  fetchSlots: Semaphore;
+  /** HTTP client carrying the feed's proxy; undefined for a direct connection. */
+  fetchClient?: Deno.HttpClient;
+  fetchTimeoutMs?: number;
+  signal: AbortSignal;
+  /** Told after each message the messenger accepted (progress display). */
+  onSent?: (feed: string) => void;
+  /** Told at once when the messenger refuses the bot, so the other feeds stop too. */
+  onFatal?: (error: MessengerFatalError) => void;
+}
+
+/**
+ * Runs one feed: read every URL, drop the entries seen before, apply the first-sighting limit,
+ * then — once it is this feed's turn on its channel — send each entry oldest first, marking it
+ * sent only after the messenger accepted it. Validators and the last-success time are written
+ * only when the run fully succeeded, so a failed run is simply redone by the next one.
+ * Never rejects: a failure is the feed's and comes back in the result; a MessengerFatalError
+ * (the whole run must stop) is also passed to `onFatal`.
+ */
+export async function runFeed(
+  feed: FeedSettings,
+  turn: Turn,
+  ctx: FeedRunContext,
+): Promise<FeedResult> {
+  const startedAt = ctx.now();
+  const result: FeedResult = {
+    feed: feed.name,
+    channel: feed.channel,
+    fetched: 0,
+    new: 0,
+    sent: 0,
+    failed: 0,
+    skipped: 0,
+    error: null,
+  };
+  let validators: Map<string, Validators> | undefined;
+  try {
+    let toSend: Entry[];
+    try {
+      const planned = await ctx.fetchSlots.run(() => plan(feed, ctx));
+      toSend = planned.send;
+      validators = planned.validators;
+      result.fetched = planned.fetched;
+      result.skipped = planned.skipped;
+      result.new = toSend.length;
+    } catch (error) {
+      result.error = ctx.signal.aborted ? stopped(ctx.signal) : messageOf(error);
+      return await finish(result, startedAt, undefined, ctx);
+    }
+    try {
+      await abortable(turn.ready, ctx.signal);
+      await deliver(feed, toSend, result, ctx);
+    } catch (error) {
+      const fatal = error instanceof MessengerFatalError;
+      if (fatal) ctx.onFatal?.(error);
+      result.error = ctx.signal.aborted && !fatal ? stopped(ctx.signal) : messageOf(error);
+      result.failed = result.new - result.sent;
+    }
+  } finally {
+    turn.done();
+  }
+  return await finish(result, startedAt, result.error === null ? validators : undefined, ctx);
+}
+
+async function plan(feed: FeedSettings, ctx: FeedRunContext) {
+  const validators = await ctx.state.validators(feed.name);
+  const read = await ctx.read({
+    urls: feed.urls,
+    type: feed.type,
+    validators,
+    client: ctx.fetchClient,
+    timeoutMs: ctx.fetchTimeoutMs,
+    signal: ctx.signal,
+  });
+  for (const warning of read.warnings) ctx.logger.warn(warning, { feed: feed.name });
+  const seen = await ctx.state.seenIds(feed.name, read.entries.map((e) => e.id));
+  const unseen = read.entries.filter((e) => !seen.has(e.id));
+  let send = unseen;
+  let skipped = 0;
+  if (!(await ctx.state.isKnownFeed(feed.name))) {
+    const split = firstSighting(unseen, feed.firstTimeLimit);
+    send = split.send;
+    skipped = split.skip.length;
+    // Recorded before anything is sent: a crash later must not turn the next run into a
+    // first sighting again, or the limit would hold back entries that are genuinely new.
+    await ctx.state.recordFirstSighting(feed.name, split.skip, ctx.now());
+    if (skipped > 0) {
+      ctx.logger.info("first sighting: older entries recorded as seen, not sent", {
+        feed: feed.name,
+        sent: send.length,
+        skipped,
+      });
+    }
+  }
+  return { send, skipped, fetched: read.entries.length, validators: read.validators };
+}
+
+async function deliver(
+  feed: FeedSettings,
+  entries: Entry[],
+  result: FeedResult,
+  ctx: FeedRunContext,
+) {
+  let chat = ctx.chatFor(feed.channel);
+  for (const entry of entries) {
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    const message = formatMessage(entry, { linkText: feed.linkText, rhash: feed.rhash });
+    const sent = await ctx.outbox.send(chat, message, ctx.signal);
+    chat = sent.chat;
+    await ctx.state.markSent(feed.name, entry, sent.chat, sent.messageId, ctx.now());
+    result.sent++;
+    ctx.onSent?.(feed.name);
+  }
+}
+
+async function finish(
+  result: FeedResult,
+  startedAt: Date,
+  validators: Map<string, Validators> | undefined,
+  ctx: FeedRunContext,
+): Promise<FeedResult> {
+  const finishedAt = ctx.now();
+  try {
+    await ctx.state.finishRun({
+      feed: result.feed,
+      startedAt,
+      finishedAt,
+      outcome: result.error === null ? "ok" : "failed",
+      fetched: result.fetched,
+      new: result.new,
+      sent: result.sent,
+      failed: result.failed,
+      skipped: result.skipped,
+      error: result.error,
+    }, validators);
+    if (result.error === null) await ctx.successLog.record(result.feed, finishedAt);
+  } catch (error) {
+    result.error = messageOf(error);
+  }
+  if (result.error !== null) {
+    ctx.logger.error("feed failed", {
+      feed: result.feed,
+      error: result.error,
+      unsent: result.failed,
+    });
+  }
+  return result;
+}
+
+function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    });
+  });
+}
+
+function stopped(signal: AbortSignal): string {
+  return `stopped: ${messageOf(signal.reason)}`;
+}
+
+function messageOf(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split("\n")[0];
+}
