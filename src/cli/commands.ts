@@ -2,10 +2,12 @@ import type { Command } from "./command.ts";
 import { validateCommand } from "./validate.ts";
 import { schemaCommand } from "./schema.ts";
 import { browseCommand } from "./browse.ts";
+import { previewCommand } from "./preview.ts";
 
 /** Every subcommand, in the order `courier --help` lists them. Add one line per command. */
 export const COMMANDS: readonly Command[] = [
   browseCommand,
   validateCommand,
   schemaCommand,
+  previewCommand,
 ];

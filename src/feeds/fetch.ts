@@ -1,0 +1,179 @@
+import { redactUrl } from "../log/secret.ts";
+import { VERSION } from "../version.ts";
+import { FeedError } from "./errors.ts";
+
+/** HTTP validators kept per URL for conditional GET. */
+export interface Validators {
+  etag: string | null;
+  lastModified: string | null;
+}
+
+export interface FetchOptions {
+  validators?: Validators;
+  client?: Deno.HttpClient;
+  timeoutMs: number;
+  maxBytes: number;
+  signal?: AbortSignal;
+}
+
+export type FetchResult =
+  | { kind: "notModified"; finalUrl: string; validators: Validators }
+  | {
+    kind: "ok";
+    finalUrl: string;
+    body: Uint8Array;
+    contentType: string | null;
+    validators: Validators;
+  };
+
+export const MAX_REDIRECTS = 5;
+export const USER_AGENT = `courier/${VERSION}`;
+const ACCEPT =
+  "application/rss+xml, application/atom+xml, application/rdf+xml, application/xml;q=0.9, " +
+  "text/xml;q=0.9, */*;q=0.8";
+
+class TooLarge extends Error {}
+
+/** Reads a stream to the end, failing as soon as it passes maxBytes (never buffering more). */
+async function readCapped(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) throw new TooLarge();
+      chunks.push(value);
+    }
+  } catch (error) {
+    await reader.cancel().catch(() => {});
+    throw error;
+  }
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Deno's fetch undoes gzip and br itself but hands deflate over as it came, in either of its
+ * two shapes (zlib-wrapped, as the RFC says, or raw, as some servers send it).
+ */
+function inflate(bytes: Uint8Array, maxBytes: number): Promise<Uint8Array> {
+  const zlib = bytes.length >= 2 && (bytes[0] & 0x0f) === 8 &&
+    ((bytes[0] << 8) | bytes[1]) % 31 === 0;
+  const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream()
+    .pipeThrough(new DecompressionStream(zlib ? "deflate" : "deflate-raw"));
+  return readCapped(stream, maxBytes);
+}
+
+function validatorsOf(headers: Headers, previous?: Validators): Validators {
+  return {
+    etag: headers.get("etag") ?? previous?.etag ?? null,
+    lastModified: headers.get("last-modified") ?? previous?.lastModified ?? null,
+  };
+}
+
+/** One line, with any credentials in URLs it quotes (proxy errors do) masked. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim().replace(/[a-z][a-z0-9+.-]*:\/\/[^\s)"']+/gi, redactUrl);
+}
+
+/**
+ * GETs one feed URL: conditional on stored validators, following at most MAX_REDIRECTS
+ * redirects by hand (so the final URL, the base for relative links, is known), with one timeout
+ * covering the whole exchange including the body, and the body capped after decompression.
+ * Throws FeedError naming `url` for every failure.
+ */
+export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<FetchResult> {
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  const headers: Record<string, string> = {
+    "user-agent": USER_AGENT,
+    "accept": ACCEPT,
+    "accept-encoding": "gzip, deflate, br",
+  };
+  if (options.validators?.etag) headers["if-none-match"] = options.validators.etag;
+  if (options.validators?.lastModified) {
+    headers["if-modified-since"] = options.validators.lastModified;
+  }
+
+  let current = url;
+  try {
+    for (let hop = 0;; hop++) {
+      let parsed: URL;
+      try {
+        parsed = new URL(current);
+      } catch {
+        throw new FeedError(url, `invalid URL "${redactUrl(current)}"`);
+      }
+      if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+        throw new FeedError(
+          url,
+          `unsupported URL scheme ${parsed.protocol} (at ${redactUrl(current)})`,
+        );
+      }
+      const response = await fetch(current, {
+        headers,
+        redirect: "manual",
+        signal,
+        client: options.client,
+      });
+      const status = response.status;
+      if (status >= 300 && status < 400 && status !== 304) {
+        await response.body?.cancel();
+        const location = response.headers.get("location");
+        if (!location) throw new FeedError(url, `HTTP ${status} redirect without a Location`);
+        if (hop >= MAX_REDIRECTS) {
+          throw new FeedError(url, `more than ${MAX_REDIRECTS} redirects`);
+        }
+        current = new URL(location, current).href;
+        continue;
+      }
+      if (status === 304) {
+        await response.body?.cancel();
+        return {
+          kind: "notModified",
+          finalUrl: current,
+          validators: validatorsOf(response.headers, options.validators),
+        };
+      }
+      if (status < 200 || status >= 300) {
+        await response.body?.cancel();
+        const where = current === url ? "" : ` (at ${redactUrl(current)})`;
+        throw new FeedError(url, `HTTP ${status} ${oneLine(response.statusText)}${where}`.trim());
+      }
+      let body = response.body
+        ? await readCapped(response.body, options.maxBytes)
+        : new Uint8Array();
+      const encoding = response.headers.get("content-encoding")?.toLowerCase() ?? "";
+      if (encoding.includes("deflate")) body = await inflate(body, options.maxBytes);
+      if (body.length === 0) throw new FeedError(url, "empty response body");
+      return {
+        kind: "ok",
+        finalUrl: current,
+        body,
+        contentType: response.headers.get("content-type"),
+        validators: validatorsOf(response.headers),
+      };
+    }
+  } catch (error) {
+    if (error instanceof FeedError) throw error;
+    if (error instanceof TooLarge) {
+      throw new FeedError(url, `response body larger than ${options.maxBytes} bytes`);
+    }
+    if (timeout.aborted) throw new FeedError(url, `timed out after ${options.timeoutMs} ms`);
+    if (options.signal?.aborted) throw new FeedError(url, "cancelled");
+    const message = error instanceof Error ? error.message : String(error);
+    throw new FeedError(url, `request failed: ${oneLine(message)}`);
+  }
+}

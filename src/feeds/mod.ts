@@ -1,0 +1,19 @@
+/**
+ * Feed reading: fetch, lenient parsing, entry identity, merging. The API the rest of courier
+ * uses; everything else in src/feeds is an implementation detail.
+ */
+export type { Entry } from "./entry.ts";
+export { FeedError } from "./errors.ts";
+export type { Validators } from "./fetch.ts";
+export { USER_AGENT } from "./fetch.ts";
+export { orderEntries } from "./merge.ts";
+export { type FeedFormat, type ParsedFeed, parseFeed } from "./parse.ts";
+export {
+  DEFAULT_MAX_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  type FeedRead,
+  readFeed,
+  type ReadOptions,
+  typeMismatch,
+} from "./read.ts";
+export { formatRfc3339 } from "./dates.ts";

@@ -1,0 +1,110 @@
+import type { FeedType } from "../config/types.ts";
+import { redactUrl } from "../log/secret.ts";
+import type { Entry } from "./entry.ts";
+import { FeedError } from "./errors.ts";
+import { fetchFeedUrl, type Validators } from "./fetch.ts";
+import { orderEntries } from "./merge.ts";
+import { type FeedFormat, type ParsedFeed, parseFeed } from "./parse.ts";
+
+export interface ReadOptions {
+  /** One or more absolute URLs of one feed. */
+  urls: string[];
+  /** A hint; a mismatch with the detected format is a warning. */
+  type: FeedType;
+  /** Stored per URL from the last successful run. */
+  validators?: Map<string, Validators>;
+  /** Proxy client from src/net (undefined = direct). */
+  client?: Deno.HttpClient;
+  /** Default 30000, the whole request including the body. */
+  timeoutMs?: number;
+  /** Default 20 MiB, after decompression. */
+  maxBytes?: number;
+  signal?: AbortSignal;
+}
+
+export interface FeedRead {
+  /** All URLs merged, deduplicated by id and by link, in send order (see orderEntries). */
+  entries: Entry[];
+  warnings: string[];
+  /** What to store for each URL after the run succeeds. */
+  validators: Map<string, Validators>;
+  /** URLs that answered 304. */
+  notModified: string[];
+  title: string | null;
+  format: FeedFormat | null;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
+
+const FORMAT_NAMES: Record<FeedFormat, string> = {
+  rss2: "RSS 2.0",
+  rss1: "RSS 1.0",
+  rss09x: "RSS 0.9x",
+  atom10: "Atom 1.0",
+  atom03: "Atom 0.3",
+};
+
+/** The warning for a feed whose detected format is not the configured `type`, or null. */
+export function typeMismatch(format: FeedFormat, type: FeedType): string | null {
+  const isAtom = format.startsWith("atom");
+  if ((type === "atom") === isAtom) return null;
+  return `the feed is ${FORMAT_NAMES[format]} but its type is set to ${type}`;
+}
+
+/** Parses a fetched body, naming the configured URL (and where it ended up) on failure. */
+function parseAt(url: string, finalUrl: string, body: Uint8Array, contentType: string | null) {
+  try {
+    return parseFeed(body, finalUrl, contentType);
+  } catch (error) {
+    if (error instanceof FeedError) {
+      const where = finalUrl === url ? "" : ` (at ${redactUrl(finalUrl)})`;
+      throw new FeedError(url, `${error.reason}${where}`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Fetches every URL of one feed concurrently, parses each, and merges the entries into send
+ * order. Throws FeedError (naming the URL) if any URL fails: a feed run is all or nothing, so
+ * validators are only stored when every URL was read.
+ */
+export async function readFeed(options: ReadOptions): Promise<FeedRead> {
+  const results = await Promise.all(options.urls.map(async (url) => {
+    const fetched = await fetchFeedUrl(url, {
+      validators: options.validators?.get(url),
+      client: options.client,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+      signal: options.signal,
+    });
+    const parsed: ParsedFeed | null = fetched.kind === "ok"
+      ? parseAt(url, fetched.finalUrl, fetched.body, fetched.contentType)
+      : null;
+    return { url, fetched, parsed };
+  }));
+
+  const warnings: string[] = [];
+  const validators = new Map<string, Validators>();
+  const notModified: string[] = [];
+  const lists: Entry[][] = [];
+  let title: string | null = null;
+  let format: FeedFormat | null = null;
+  const label = (url: string) => (options.urls.length > 1 ? `${redactUrl(url)}: ` : "");
+  for (const { url, fetched, parsed } of results) {
+    validators.set(url, fetched.validators);
+    if (!parsed) {
+      notModified.push(url);
+      continue;
+    }
+    title ??= parsed.title;
+    format ??= parsed.format;
+    const mismatch = typeMismatch(parsed.format, options.type);
+    for (const w of mismatch ? [...parsed.warnings, mismatch] : parsed.warnings) {
+      warnings.push(`${label(url)}${w}`);
+    }
+    lists.push(parsed.entries);
+  }
+  return { entries: orderEntries(lists), warnings, validators, notModified, title, format };
+}
