@@ -3,9 +3,11 @@ import { validateCommand } from "./validate.ts";
 import { schemaCommand } from "./schema.ts";
 import { browseCommand } from "./browse.ts";
 import { previewCommand } from "./preview.ts";
+import { onceCommand } from "./once.ts";
 
 /** Every subcommand, in the order `courier --help` lists them. Add one line per command. */
 export const COMMANDS: readonly Command[] = [
+  onceCommand,
   browseCommand,
   validateCommand,
   schemaCommand,
