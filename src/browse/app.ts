@@ -71,7 +71,8 @@ async function readBody(c: Context, limit: number): Promise<Uint8Array> {
 interface QueryInput {
   query: string;
   params?: unknown[] | Record<string, unknown>;
-  format: Format;
+  /** Set only when asked for: any explicit format, json included, is a download. */
+  format?: Format;
 }
 
 function parseParams(raw: unknown): unknown[] | Record<string, unknown> | undefined {
@@ -108,8 +109,8 @@ function parseParams(raw: unknown): unknown[] | Record<string, unknown> | undefi
     : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, convert(v)]));
 }
 
-function parseFormat(raw: unknown): Format {
-  if (raw === undefined || raw === null || raw === "") return "json";
+function parseFormat(raw: unknown): Format | undefined {
+  if (raw === undefined || raw === null || raw === "") return undefined;
   if (typeof raw === "string" && (FORMATS as readonly string[]).includes(raw)) return raw as Format;
   throw new HttpError(400, "format must be json, csv or xml");
 }
@@ -256,12 +257,12 @@ export function createApp(options: AppOptions): Hono {
   for (const op of ["query", "explain"] as const) {
     const handler = async (c: Context) => {
       const input = await queryInput(c, maxBody, maxChars);
-      const download = op === "query" && input.format !== "json";
+      const download = op === "query" && input.format !== undefined;
       const { answer, response } = await run(c, {
         op,
         sql: input.query,
         params: input.params,
-        format: op === "explain" ? "json" : input.format === "json" ? "json" : input.format,
+        format: !download ? "json" : input.format === "json" ? "json-download" : input.format!,
         maxRows: options.maxRows,
         readOnly: c.req.method !== "POST",
       }, download);

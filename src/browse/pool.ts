@@ -99,6 +99,7 @@ export class WorkerPool {
   #waiting: ((w: Worker) => void)[] = [];
   #all = new Set<Worker>();
   #closed = false;
+  #exits = new Map<number, Promise<Deno.CommandStatus>>();
   readonly #spawn: SpawnWorker;
 
   private constructor(readonly options: PoolOptions) {
@@ -125,9 +126,17 @@ export class WorkerPool {
     return [...this.#all].filter((w) => !w.dead).map((w) => w.child.pid);
   }
 
+  /** Resolves when the worker process `pid` has exited and been reaped. */
+  exitOf(pid: number): Promise<Deno.CommandStatus> | undefined {
+    return this.#exits.get(pid);
+  }
+
   async #startWorker(): Promise<Worker> {
     const w = new Worker(this.#spawn());
     this.#all.add(w);
+    this.#exits.set(w.child.pid, w.child.status);
+    // Only recent exits are kept: enough to watch a killed worker go.
+    if (this.#exits.size > 64) this.#exits.delete(this.#exits.keys().next().value!);
     w.child.status.then(() => this.#all.delete(w));
     await w.writer.write(encodeFrame(FRAME_JSON, JSON.stringify(this.options.config)));
     const ready = await w.reader.read();

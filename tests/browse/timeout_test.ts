@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { api, makeFixtureDb, postQuery, startTestBrowser } from "../support/browse_fixtures.ts";
+
+const ENDLESS =
+  "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT count(*) FROM c";
+
+function cpuTicks(pid: number): number | null {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+Deno.test("time limit: an endless query answers 504, its worker dies, others are served meanwhile", async () => {
+  const path = await makeFixtureDb();
+  const b = await startTestBrowser(path, { timeoutMs: 700 });
+  try {
+    const pidsBefore = b.pool.pids;
+    assert.equal(pidsBefore.length, 2);
+    const runaway = postQuery(b, ENDLESS);
+    // While the endless query holds one worker, other requests are answered.
+    for (let i = 0; i < 5; i++) {
+      const r = await api(b, "/api/tables");
+      assert.equal(r.status, 200);
+    }
+    const quick = await postQuery(b, "SELECT name FROM items WHERE id = 1");
+    assert.deepEqual((quick.body as { rows: unknown }).rows, [["apple"]]);
+    const slow = await runaway;
+    assert.equal(slow.status, 504);
+    assert.match((slow.body as { error: string }).error, /time limit/);
+    // The worker that ran it is gone (CPU freed), a replacement takes its place.
+    const killed = pidsBefore.filter((pid) => !b.pool.pids.includes(pid));
+    assert.equal(killed.length, 1);
+    const exit = await b.pool.exitOf(killed[0]);
+    assert.equal(exit?.signal, "SIGKILL");
+    assert.equal(cpuTicks(killed[0]), null, "the killed worker's process no longer exists");
+    const again = await postQuery(b, "SELECT 1");
+    assert.equal(again.status, 200);
+    // A failed query is not in the history.
+    const history = (await api(b, "/api/history")).body as { query: string }[];
+    assert.ok(!history.some((h) => h.query === ENDLESS));
+  } finally {
+    await b.close();
+  }
+});
+
+Deno.test("time limit: with every worker stuck, queued requests still finish after the kills", async () => {
+  const path = await makeFixtureDb();
+  const b = await startTestBrowser(path, { timeoutMs: 500 });
+  try {
+    const stuck = [postQuery(b, ENDLESS), postQuery(b, ENDLESS)];
+    const queued = api(b, "/api/info");
+    const statuses = (await Promise.all(stuck)).map((r) => r.status);
+    assert.deepEqual(statuses, [504, 504]);
+    assert.equal((await queued).status, 200);
+    assert.equal((await postQuery(b, "SELECT 2")).status, 200);
+  } finally {
+    await b.close();
+  }
+});
