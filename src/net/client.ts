@@ -6,6 +6,7 @@
  * 127.0.0.1 port and copies each connection to the socket; the client talks SOCKS to the relay.
  */
 import type { ProxySpec } from "./proxy.ts";
+import { startUnixRelay } from "./unix_relay.ts";
 
 export interface ProxyClient {
   /** Pass to fetch; undefined means a direct connection. */
@@ -39,77 +40,6 @@ function buildClient(spec: ProxySpec | null): ProxyClient {
       await relay.stop();
     }),
   };
-}
-
-interface Relay {
-  port: number;
-  stop(): Promise<void>;
-}
-
-/** A TCP listener on 127.0.0.1 that pipes every connection to the unix socket at `path`. */
-function startUnixRelay(path: string): Relay {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const open = new Set<Deno.Conn>();
-  const piping = new Set<Promise<void>>();
-
-  const acceptLoop = (async () => {
-    for (;;) {
-      let conn: Deno.Conn;
-      try {
-        conn = await listener.accept();
-      } catch {
-        return; // listener closed by stop()
-      }
-      const done = pipeToUnix(conn, path, open);
-      piping.add(done);
-      void done.finally(() => piping.delete(done));
-    }
-  })();
-
-  return {
-    port: (listener.addr as Deno.NetAddr).port,
-    async stop() {
-      listener.close();
-      for (const conn of open) closeQuietly(conn);
-      await acceptLoop;
-      await Promise.allSettled([...piping]);
-    },
-  };
-}
-
-/**
- * Copies bytes both ways between `conn` and a fresh connection to the socket. Never rejects:
- * a failure (socket missing, peer reset) just closes both ends, which the client reports as a
- * failed request.
- */
-async function pipeToUnix(conn: Deno.Conn, path: string, open: Set<Deno.Conn>): Promise<void> {
-  open.add(conn);
-  let upstream: Deno.Conn | undefined;
-  try {
-    upstream = await Deno.connect({ transport: "unix", path });
-    open.add(upstream);
-    await Promise.allSettled([
-      conn.readable.pipeTo(upstream.writable),
-      upstream.readable.pipeTo(conn.writable),
-    ]);
-  } catch {
-    // the socket is absent or refused; closing `conn` tells the client
-  } finally {
-    open.delete(conn);
-    closeQuietly(conn);
-    if (upstream) {
-      open.delete(upstream);
-      closeQuietly(upstream);
-    }
-  }
-}
-
-function closeQuietly(conn: Deno.Conn): void {
-  try {
-    conn.close();
-  } catch {
-    // already closed, e.g. by pipeTo finishing
-  }
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {
