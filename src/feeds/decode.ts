@@ -80,10 +80,7 @@ export function decodeFeedBytes(
   }
   for (const label of candidates) {
     const text = tryDecode(bytes, label);
-    if (text === null) {
-      if (label === wanted) warnings.push(`cannot decode the document as ${label}`);
-      continue;
-    }
+    if (text === null) continue;
     if (label !== wanted) warnings.push(`document is not valid ${wanted}; read as ${label}`);
     return { text, encoding: label, warnings };
   }

@@ -266,6 +266,8 @@ function describeNonFeed(roots: XmlElement[]): string {
 interface Records {
   items: Entry[];
   entries: Entry[];
+  /** Entries the document ended inside of. */
+  truncated: number;
 }
 
 const ITEM_PARENTS = new Set([
@@ -279,8 +281,12 @@ const ITEM_PARENTS = new Set([
 const ENTRY_PARENTS = new Set(["atom:feed", "atom03:feed", "feed"]);
 
 function collector(records: Records): OnClose {
-  return (element, parent) => {
+  return (element, parent, complete) => {
     const name = element.name;
+    if (!complete && (name.endsWith("item") || name.endsWith("entry"))) {
+      records.truncated++;
+      return true;
+    }
     if (name.endsWith("item") && ITEM_PARENTS.has(parent.name)) {
       const ns = name.slice(0, name.length - 4);
       if (ns === "" || ns === "rss1:" || ns === "rss090:") {
@@ -367,8 +373,11 @@ export function parseFeed(
   try {
     const prolog = readProlog(text);
     warnings.push(...prolog.warnings);
-    const records: Records = { items: [], entries: [] };
+    const records: Records = { items: [], entries: [], truncated: 0 };
     const roots = parseXml(prolog.body, baseUrl, prolog.entities, collector(records));
+    if (records.truncated) {
+      warnings.push("the document ends inside an entry (truncated?); that entry was dropped");
+    }
     return interpret(roots, records, baseUrl, warnings);
   } catch (error) {
     if (error instanceof EntityLimitError) {

@@ -66,9 +66,16 @@ function resolveBase(value: string, parent: string): string {
 /**
  * Called when an element closes, with its parent; returning true takes the element out of the
  * tree (the caller has consumed it), so items can be turned into entries as they stream past
- * and their nodes die young instead of filling the old generation.
+ * and their nodes die young instead of filling the old generation. `complete` is false for
+ * elements still open when the document ended (a truncated download).
  */
-export type OnClose = (element: XmlElement, parent: XmlElement) => boolean;
+export type OnClose = (element: XmlElement, parent: XmlElement, complete: boolean) => boolean;
+
+/**
+ * Elements that never nest in a feed: a second `<item>` while one is open means the first one
+ * lacked its end tag, so it is closed there (as HTML does with `<li>`), not made a parent.
+ */
+const NO_NESTING = new Set(["item", "entry", "rss:item", "atom:entry"]);
 
 /**
  * Parses XML leniently with htmlparser2 (the fastest of the lenient candidates we measured):
@@ -87,8 +94,31 @@ export function parseXml(
   const scopeDepth: number[] = [];
   let inCdata = false;
 
+  const rawNames: string[] = [];
+  let ending = false;
+  const closeTop = (complete: boolean) => {
+    const element = stack.pop()!;
+    rawNames.pop();
+    if (onClose && stack.length) {
+      const parent = stack[stack.length - 1];
+      if (onClose(element, parent, complete)) {
+        // The closing element is always its parent's last child.
+        parent.children.pop();
+        if (parent.mixed) parent.mixed.pop();
+      }
+    }
+    if (scopeDepth.length && scopeDepth[scopeDepth.length - 1] === stack.length) {
+      scopeDepth.pop();
+      scopes.pop();
+    }
+  };
+
   const parser = new Parser({
     onopentag(rawName, attrs) {
+      if (NO_NESTING.has(rawName)) {
+        const open = rawNames.lastIndexOf(rawName);
+        if (open >= 0) { while (stack.length > open) closeTop(true); }
+      }
       let scope = scopes[scopes.length - 1];
       let declared: Record<string, string> | null = null;
       let hasAttrs = false;
@@ -131,21 +161,14 @@ export function parseXml(
         else if (parent.text !== "") parent.mixed = [parent.text, element];
       } else roots.push(element);
       stack.push(element);
+      rawNames.push(rawName);
     },
-    onclosetag() {
-      const element = stack.pop();
-      if (onClose && element && stack.length) {
-        const parent = stack[stack.length - 1];
-        if (onClose(element, parent)) {
-          // The closing element is always its parent's last child.
-          parent.children.pop();
-          if (parent.mixed) parent.mixed.pop();
-        }
-      }
-      if (scopeDepth.length && scopeDepth[scopeDepth.length - 1] === stack.length) {
-        scopeDepth.pop();
-        scopes.pop();
-      }
+    onclosetag(rawName) {
+      // htmlparser2 keeps its own stack; ours may already have closed this element (see
+      // NO_NESTING), so close by name and ignore a close for an element we do not have open.
+      const at = rawNames.lastIndexOf(rawName);
+      if (at < 0) return;
+      while (stack.length > at) closeTop(!ending);
     },
     ontext(data) {
       if (stack.length === 0) return;
@@ -170,7 +193,10 @@ export function parseXml(
     lowerCaseTags: true,
     lowerCaseAttributeNames: true,
   });
-  parser.end(text);
+  parser.write(text);
+  // Whatever closes from here on was still open when the document ended.
+  ending = true;
+  parser.end();
   return roots;
 }
 

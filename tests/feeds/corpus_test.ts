@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { FeedError, formatRfc3339, orderEntries, parseFeed } from "../../src/feeds/mod.ts";
+import { FIXTURES } from "../support/feed_server.ts";
+
+/** The expected outcome of one fixture: a feed, or the reason it is refused. */
+export type Expected =
+  | {
+    format: string;
+    title: string | null;
+    entries: { id: string; link: string | null; title: string; published: string | null }[];
+    warnings: string[];
+  }
+  | { error: string };
+
+export function fixtureNames(): string[] {
+  return [...Deno.readDirSync(FIXTURES)]
+    .filter((e) => e.isFile)
+    .map((e) => e.name)
+    .sort();
+}
+
+export function expectedFor(name: string): Expected {
+  return JSON.parse(Deno.readTextFileSync(`${FIXTURES}expected/${name}.json`));
+}
+
+const names = fixtureNames();
+
+Deno.test("the corpus has at least 60 feeds, each with an expected outcome", () => {
+  const feeds = names.filter((n) => !("error" in expectedFor(n)));
+  assert.ok(feeds.length >= 60, `only ${feeds.length} feeds`);
+  for (const format of ["rss2", "rss1", "rss09x", "atom10", "atom03"]) {
+    assert.ok(
+      feeds.some((n) => (expectedFor(n) as { format: string }).format === format),
+      `no ${format} fixture`,
+    );
+  }
+});
+
+for (const name of names) {
+  Deno.test(`corpus: ${name}`, () => {
+    const expected = expectedFor(name);
+    const bytes = Deno.readFileSync(FIXTURES + name);
+    const url = `https://fixtures.test/feeds/${name}`;
+    if ("error" in expected) {
+      assert.throws(() => parseFeed(bytes, url), (error: unknown) => {
+        assert.ok(error instanceof FeedError);
+        assert.equal(error.reason, expected.error);
+        assert.ok(error.message.startsWith(url), "the error names the URL");
+        return true;
+      });
+      return;
+    }
+    const feed = parseFeed(bytes, url);
+    assert.deepEqual({
+      format: feed.format,
+      title: feed.title,
+      entries: orderEntries([feed.entries]).map((e) => ({
+        id: e.id,
+        link: e.link,
+        title: e.title,
+        published: e.published ? formatRfc3339(e.published) : null,
+      })),
+      warnings: feed.warnings,
+    }, expected);
+  });
+}

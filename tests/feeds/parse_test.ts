@@ -1,0 +1,127 @@
+import assert from "node:assert/strict";
+import { FeedError, orderEntries, parseFeed } from "../../src/feeds/mod.ts";
+import { parseDate } from "../../src/feeds/dates.ts";
+import { decodeEntities } from "../../src/feeds/entities.ts";
+import { contentId } from "../../src/feeds/identity.ts";
+import type { Entry } from "../../src/feeds/entry.ts";
+
+const BASE = "https://example.com/feed.xml";
+
+Deno.test("a billion-laughs document is refused quickly and without expanding", () => {
+  const levels = Array.from(
+    { length: 30 },
+    (_, i) => `<!ENTITY l${i + 1} "${`&l${i};`.repeat(10)}">`,
+  ).join("");
+  const doc = `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY l0 "lol">${levels}]>` +
+    `<rss><channel><title>&l30;</title></channel></rss>`;
+  // 10^30 characters if expanded: finishing at all proves nothing was expanded.
+  assert.throws(() => parseFeed(doc, BASE), (e: unknown) => {
+    assert.ok(e instanceof FeedError);
+    assert.match(e.message, /^https:\/\/example\.com\/feed\.xml: refused: entity &l\d+; would/);
+    return true;
+  });
+});
+
+Deno.test("many references to a modest entity hit the total expansion budget", () => {
+  const value = "y".repeat(50_000);
+  const doc = `<!DOCTYPE r [<!ENTITY e "${value}">]><rss><channel><title>` +
+    "&e;".repeat(100) + "</title></channel></rss>";
+  assert.throws(() => parseFeed(doc, BASE), /entity expansion exceeds the limit/);
+});
+
+Deno.test("external entities are never resolved, even when the file exists", () => {
+  const dir = Deno.makeTempDirSync();
+  const secret = `${dir}/secret.txt`;
+  Deno.writeTextFileSync(secret, "TOP-SECRET");
+  const doc = `<!DOCTYPE r [<!ENTITY s SYSTEM "file://${secret}">]>` +
+    `<rss><channel><item><title>[&s;]</title><link>https://e/1</link></item></channel></rss>`;
+  const feed = parseFeed(doc, BASE);
+  assert.equal(feed.entries[0].title, "[]");
+  assert.ok(!JSON.stringify(feed).includes("TOP-SECRET"));
+  Deno.removeSync(dir, { recursive: true });
+});
+
+Deno.test("entity decoding: XML, HTML named, numeric, bare ampersand, cp1252 numerics", () => {
+  assert.equal(decodeEntities("a &amp; b &lt;&gt; &quot;&apos;"), `a & b <> "'`);
+  assert.equal(decodeEntities("&eacute;&nbsp;&hellip;"), "é\u00a0…");
+  assert.equal(decodeEntities("&#233;&#xE9;&#x1F600;"), "éé😀");
+  assert.equal(decodeEntities("AT&T & R&D"), "AT&T & R&D");
+  assert.equal(decodeEntities("&#150;&#153;"), "–™");
+  assert.equal(decodeEntities("?a=1&copy=2"), "?a=1&copy=2");
+});
+
+Deno.test("dates: RFC 822 and RFC 3339 with their broken variants", () => {
+  const iso = (s: string) => parseDate(s)?.toISOString() ?? null;
+  assert.equal(iso("Tue, 10 Jun 2003 04:00:00 GMT"), "2003-06-10T04:00:00.000Z");
+  assert.equal(iso("Tue, 10 Jun 2003 04:00:00 -0700"), "2003-06-10T11:00:00.000Z");
+  assert.equal(iso("10 Jun 2003 04:00 PST"), "2003-06-10T12:00:00.000Z");
+  assert.equal(iso("Tue, 10 Jun 99 04:00:00 GMT"), "1999-06-10T04:00:00.000Z");
+  assert.equal(iso("2003-06-10T04:00:00+01:00"), "2003-06-10T03:00:00.000Z");
+  assert.equal(iso("2003-06-10 04:00:00"), "2003-06-10T04:00:00.000Z");
+  assert.equal(iso("20030610T040000Z"), "2003-06-10T04:00:00.000Z");
+  assert.equal(iso("June 10, 2003 4:00 pm"), "2003-06-10T16:00:00.000Z");
+  assert.equal(iso("Mon Jun 10 2003 04:00:00 GMT+0200 (CEST)"), "2003-06-10T02:00:00.000Z");
+  assert.equal(iso("not a date"), null);
+  assert.equal(iso("2003-13-45T00:00:00Z"), null);
+  assert.equal(iso(""), null);
+});
+
+Deno.test("identity: guid, else link, else a stable hash of title and content", () => {
+  const doc = `<rss><channel>
+    <item><guid>g1</guid><link>https://e/1</link><title>A</title></item>
+    <item><link>https://e/2</link><title>B</title></item>
+    <item><title>C</title><description>body</description></item>
+  </channel></rss>`;
+  const [a, b, c] = parseFeed(doc, BASE).entries;
+  assert.equal(a.id, "g1");
+  assert.equal(b.id, "https://e/2");
+  assert.equal(c.id, contentId("C", "body"));
+  assert.equal(parseFeed(doc, BASE).entries[2].id, c.id, "stable across parses");
+  assert.notEqual(contentId("C", "body"), contentId("C", "body2"));
+});
+
+function entry(id: string, link: string | null, date: string | null): Entry {
+  const d = date ? new Date(date) : null;
+  return { id, link, title: id, published: d, updated: null, summary: "" };
+}
+
+Deno.test("merge: several URLs deduplicated by id and by link, oldest first", () => {
+  const first = [
+    entry("b", "https://e/b", "2024-01-02T00:00:00Z"),
+    entry("a", "https://e/a", "2024-01-01T00:00:00Z"),
+  ];
+  const second = [
+    entry("c", "https://e/c", "2024-01-03T00:00:00Z"),
+    entry("a", "https://mirror/a", "2024-01-01T00:00:00Z"), // same id
+    entry("a2", "https://e/b", "2024-01-02T00:00:00Z"), // same link
+  ];
+  assert.deepEqual(orderEntries([first, second]).map((e) => e.id), ["a", "b", "c"]);
+});
+
+Deno.test("merge: undated entries keep reverse document order around sorted dated ones", () => {
+  const list = [
+    entry("u1", null, null),
+    entry("late", null, "2024-01-03T00:00:00Z"),
+    entry("u2", null, null),
+    entry("early", null, "2024-01-01T00:00:00Z"),
+  ];
+  assert.deepEqual(orderEntries([list]).map((e) => e.id), ["early", "u2", "late", "u1"]);
+  assert.deepEqual(
+    orderEntries([[entry("x", null, null), entry("y", null, null)]]).map((e) => e.id),
+    [
+      "y",
+      "x",
+    ],
+  );
+});
+
+Deno.test("bytes: the HTTP charset is honoured; a string input is used as is", () => {
+  const latin1 = new Uint8Array([
+    ...new TextEncoder().encode("<rss><channel><title>caf"),
+    0xe9,
+    ...new TextEncoder().encode("</title></channel></rss>"),
+  ]);
+  assert.equal(parseFeed(latin1, BASE, "application/rss+xml; charset=ISO-8859-1").title, "café");
+  assert.equal(parseFeed(latin1, BASE).title, "café", "invalid UTF-8 falls back to windows-1252");
+  assert.equal(parseFeed("<rss><channel><title>ok</title></channel></rss>", BASE).title, "ok");
+});
