@@ -1,27 +1,6 @@
 import assert from "node:assert/strict";
 import { FeedError, formatRfc3339, orderEntries, parseFeed } from "../../src/feeds/mod.ts";
-import { FIXTURES } from "../support/feed_server.ts";
-
-/** The expected outcome of one fixture: a feed, or the reason it is refused. */
-export type Expected =
-  | {
-    format: string;
-    title: string | null;
-    entries: { id: string; link: string | null; title: string; published: string | null }[];
-    warnings: string[];
-  }
-  | { error: string };
-
-export function fixtureNames(): string[] {
-  return [...Deno.readDirSync(FIXTURES)]
-    .filter((e) => e.isFile)
-    .map((e) => e.name)
-    .sort();
-}
-
-export function expectedFor(name: string): Expected {
-  return JSON.parse(Deno.readTextFileSync(`${FIXTURES}expected/${name}.json`));
-}
+import { expectedFor, fixtureNames, FIXTURES } from "../support/feed_server.ts";
 
 const names = fixtureNames();
 

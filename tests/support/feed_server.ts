@@ -2,6 +2,27 @@ import { deflateRawSync, deflateSync, gzipSync } from "node:zlib";
 
 export const FIXTURES = new URL("../fixtures/feeds/", import.meta.url).pathname;
 
+/** The expected outcome of one fixture: a feed, or the reason it is refused. */
+export type Expected =
+  | {
+    format: string;
+    title: string | null;
+    entries: { id: string; link: string | null; title: string; published: string | null }[];
+    warnings: string[];
+  }
+  | { error: string };
+
+export function fixtureNames(): string[] {
+  return [...Deno.readDirSync(FIXTURES)]
+    .filter((e) => e.isFile)
+    .map((e) => e.name)
+    .sort();
+}
+
+export function expectedFor(name: string): Expected {
+  return JSON.parse(Deno.readTextFileSync(`${FIXTURES}expected/${name}.json`));
+}
+
 /** What the server saw, so tests can assert on request headers. */
 export interface SeenRequest {
   path: string;
