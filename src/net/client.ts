@@ -16,21 +16,34 @@ export interface ProxyClient {
 }
 
 /** Async so a future form may need setup I/O; today only the unix relay binds a port. */
-export function openProxyClient(spec: ProxySpec | null): Promise<ProxyClient> {
-  return Promise.resolve(buildClient(spec));
+export function openProxyClient(
+  spec: ProxySpec | null,
+  options: ProxyClientOptions = {},
+): Promise<ProxyClient> {
+  return Promise.resolve(buildClient(spec, options));
 }
 
-function buildClient(spec: ProxySpec | null): ProxyClient {
-  if (spec === null) return { client: undefined, close: () => Promise.resolve() };
+export interface ProxyClientOptions {
+  /** Extra PEM certificates to trust, for the https:// proxy itself and for origins. */
+  caCerts?: string[];
+}
+
+function buildClient(spec: ProxySpec | null, { caCerts }: ProxyClientOptions): ProxyClient {
+  if (spec === null) {
+    if (caCerts === undefined) return { client: undefined, close: () => Promise.resolve() };
+    const direct = Deno.createHttpClient({ caCerts });
+    return { client: direct, close: once(() => Promise.resolve(direct.close())) };
+  }
   const basicAuth = spec.username === undefined
     ? undefined
     : { username: spec.username, password: spec.password?.reveal() ?? "" };
   if (spec.kind !== "socks5-unix") {
-    const client = Deno.createHttpClient({ proxy: { url: spec.url, basicAuth } });
+    const client = Deno.createHttpClient({ caCerts, proxy: { url: spec.url, basicAuth } });
     return { client, close: once(() => Promise.resolve(client.close())) };
   }
   const relay = startUnixRelay(spec.path);
   const client = Deno.createHttpClient({
+    caCerts,
     proxy: { url: `socks5h://127.0.0.1:${relay.port}`, basicAuth },
   });
   return {

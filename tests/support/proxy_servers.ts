@@ -1,6 +1,6 @@
 /**
  * Real proxy servers for tests, run as subprocesses on 127.0.0.1 (Debian packages: tinyproxy,
- * microsocks, socat). Each start gets its own port and temp dir, so parallel tests do not clash.
+ * microsocks, socat, openssl). Each start gets its own port and temp dir, so parallel tests do not clash.
  */
 
 export interface ProxyServer {
@@ -19,6 +19,12 @@ export interface Credentials {
 
 /** tinyproxy: an HTTP proxy that adds `Via: 1.1 tinyproxy (...)` to forwarded requests. */
 export async function startTinyproxy(creds: Credentials = {}): Promise<ProxyServer> {
+  for (const v of [creds.user, creds.pass]) {
+    // tinyproxy's config grammar only takes [-a-z0-9._] here.
+    if (v !== undefined && !/^[-a-z0-9._]+$/i.test(v)) {
+      throw new Error("tinyproxy BasicAuth user/pass must match [-a-zA-Z0-9._]+");
+    }
+  }
   const dir = await Deno.makeTempDir({ prefix: "courier-tinyproxy-" });
   return await withFreePort(dir, async (port) => {
     const conf = [
@@ -81,6 +87,76 @@ export async function startUnixSocks(creds: Credentials = {}): Promise<
     };
   });
   return { ...server, path: socketPath };
+}
+
+/**
+ * An HTTPS proxy: socat terminates TLS (a certificate from a throwaway CA made with openssl) in
+ * front of tinyproxy. Pass `caCert` to the client so it trusts the proxy.
+ */
+export async function startHttpsProxy(creds: Credentials = {}): Promise<
+  ProxyServer & {
+    caCert: string;
+  }
+> {
+  const inner = await startTinyproxy(creds);
+  const innerPort = new URL(inner.url).port;
+  const dir = await Deno.makeTempDir({ prefix: "courier-httpsproxy-" });
+  try {
+    await makeCertificate(dir);
+    const server = await withFreePort(dir, async (port) => {
+      const socat = spawn("socat", [
+        `OPENSSL-LISTEN:${port},fork,reuseaddr,cert=${dir}/server.pem,verify=0`,
+        `TCP:127.0.0.1:${innerPort}`,
+      ]);
+      await waitForTcp(port, socat);
+      return {
+        proc: {
+          output: inner.log,
+          stop: async () => {
+            await inner.stop();
+            await socat.stop();
+          },
+          exited: socat.exited,
+        },
+        url: `https://${userinfo(creds)}127.0.0.1:${port}`,
+      };
+    });
+    return { ...server, caCert: await Deno.readTextFile(`${dir}/ca.pem`) };
+  } catch (e) {
+    await inner.stop();
+    throw e;
+  }
+}
+
+/** Writes ca.pem and server.pem (certificate + key for IP 127.0.0.1) into `dir`. */
+async function makeCertificate(dir: string): Promise<void> {
+  const steps = [
+    ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=courier test CA"]
+      .concat(["-keyout", "ca.key", "-out", "ca.pem"]),
+    ["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1"]
+      .concat(["-keyout", "leaf.key", "-out", "leaf.csr"]),
+    ["x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial"]
+      .concat(["-days", "2", "-extfile", "ext.cnf", "-out", "leaf.pem"]),
+  ];
+  await Deno.writeTextFile(
+    `${dir}/ext.cnf`,
+    "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
+  );
+  for (const args of steps) {
+    const out = await new Deno.Command("openssl", {
+      args,
+      cwd: dir,
+      stdout: "null",
+      stderr: "piped",
+    })
+      .output();
+    if (!out.success) {
+      throw new Error(`openssl ${args[0]}: ${new TextDecoder().decode(out.stderr)}`);
+    }
+  }
+  const pem = (await Deno.readTextFile(`${dir}/leaf.pem`)) +
+    (await Deno.readTextFile(`${dir}/leaf.key`));
+  await Deno.writeTextFile(`${dir}/server.pem`, pem);
 }
 
 interface Proc {
