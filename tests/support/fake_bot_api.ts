@@ -71,6 +71,11 @@ export interface FakeBotApiOptions {
    * message is "posted" even if the client never hears back (as when it is killed).
    */
   onMessage?: (message: FakeMessage, total: number) => void | Promise<void>;
+  /**
+   * Called when a sendMessage request arrives (`request` counts them from 1), before anything
+   * else; resolving to false drops it unposted (answered 500), as if the sender died first.
+   */
+  beforeMessage?: (request: number) => boolean | void | Promise<boolean | void>;
 }
 
 export interface FakeBotApi {
@@ -239,6 +244,9 @@ export function startFakeBotApi(options: FakeBotApiOptions = {}): Promise<FakeBo
 
   async function sendMessage(request: Request): Promise<Response> {
     state.requests++;
+    if ((await options.beforeMessage?.(state.requests)) === false) {
+      return failure(500, "Internal Server Error");
+    }
     let params: Record<string, unknown>;
     try {
       params = await readParams(request);
