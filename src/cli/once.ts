@@ -208,7 +208,7 @@ the data directory), 2 usage or config error.`,
       });
       progress.clear();
       writeOut(
-        formatSummary(summary.results) +
+        (dryRun ? "\n" : "") + formatSummary(summary.results, dryRun) +
           (dryRun ? "\n(dry run: nothing was sent or recorded)\n" : "\n"),
       );
       if (summary.fatal !== null) console.error(`courier once: ${summary.fatal}`);

@@ -137,7 +137,7 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
     // first sighting again, or the limit would hold back entries that are genuinely new.
     await ctx.state.recordFirstSighting(feed.name, split.skip, ctx.now());
     if (skipped > 0) {
-      ctx.logger.info("first sighting: older entries recorded as seen, not sent", {
+      ctx.logger.info("first sighting: only the newest entries are sent", {
         feed: feed.name,
         sent: send.length,
         skipped,

@@ -1,7 +1,7 @@
 import type { FeedResult } from "./feed_run.ts";
 
 /** The per-feed summary table printed at the end of `courier once`. */
-export function formatSummary(results: readonly FeedResult[]): string {
+export function formatSummary(results: readonly FeedResult[], dryRun = false): string {
   const header = ["feed", "fetched", "new", "sent", "failed", "error"];
   const rows = results.map((r) => [
     r.feed,
@@ -27,7 +27,8 @@ export function formatSummary(results: readonly FeedResult[]): string {
   const ok = results.filter((r) => r.error === null).length;
   const sent = results.reduce((n, r) => n + r.sent, 0);
   const skipped = results.reduce((n, r) => n + r.skipped, 0);
-  const totals = `${results.length} feeds: ${ok} ok, ${results.length - ok} failed; ${sent} sent` +
+  const totals = `${results.length} feeds: ${ok} ok, ${results.length - ok} failed; ` +
+    `${sent} ${dryRun ? "would be sent" : "sent"}` +
     (skipped > 0 ? `, ${skipped} older entries skipped at first sighting` : "");
   return [line(header), ...rows.map(line), "", totals].join("\n");
 }
