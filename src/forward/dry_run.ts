@@ -25,8 +25,8 @@ export class PrintingOutbox implements Outbox {
  */
 export function readOnlyState(base: ForwardState | null): ForwardState {
   return {
-    isKnownFeed: (feed) => base ? base.isKnownFeed(feed) : Promise.resolve(false),
-    seenIds: (feed, ids) => base ? base.seenIds(feed, ids) : Promise.resolve(new Set()),
+    lookup: (feed, ids) =>
+      base ? base.lookup(feed, ids) : Promise.resolve({ known: false, seen: new Set<string>() }),
     validators: (feed) => base ? base.validators(feed) : Promise.resolve(new Map()),
     recordFirstSighting: () => Promise.resolve(),
     markSent: () => Promise.resolve(),

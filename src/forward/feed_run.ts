@@ -11,8 +11,8 @@ import type { Semaphore, Turn } from "./turns.ts";
 
 /** What a feed run needs from the state; `Store` provides it, a dry run reads only. */
 export interface ForwardState {
-  isKnownFeed(feed: string): Promise<boolean>;
-  seenIds(feed: string, ids: readonly string[]): Promise<Set<string>>;
+  /** Whether the feed had its first sighting, and which of `ids` it has seen. */
+  lookup(feed: string, ids: readonly string[]): Promise<{ known: boolean; seen: Set<string> }>;
   validators(feed: string): Promise<Map<string, Validators>>;
   recordFirstSighting(feed: string, skipped: readonly Entry[], at: Date): Promise<void>;
   markSent(feed: string, entry: Entry, chat: string, messageId: number, at: Date): Promise<void>;
@@ -125,11 +125,11 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
     signal: ctx.signal,
   });
   for (const warning of read.warnings) ctx.logger.warn(warning, { feed: feed.name });
-  const seen = await ctx.state.seenIds(feed.name, read.entries.map((e) => e.id));
+  const { known, seen } = await ctx.state.lookup(feed.name, read.entries.map((e) => e.id));
   const unseen = read.entries.filter((e) => !seen.has(e.id));
   let send = unseen;
   let skipped = 0;
-  if (!(await ctx.state.isKnownFeed(feed.name))) {
+  if (!known) {
     const split = firstSighting(unseen, feed.firstTimeLimit);
     send = split.send;
     skipped = split.skip.length;
@@ -144,7 +144,23 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
       });
     }
   }
-  return { send, skipped, fetched: read.entries.length, validators: read.validators };
+  // Unchanged validators need no write (the common steady state).
+  const changed = !sameValidators(validators, read.validators);
+  return {
+    send,
+    skipped,
+    fetched: read.entries.length,
+    validators: changed ? read.validators : undefined,
+  };
+}
+
+function sameValidators(a: Map<string, Validators>, b: Map<string, Validators>): boolean {
+  const meaningful = [...b].filter(([, v]) => v.etag !== null || v.lastModified !== null);
+  if (meaningful.length !== a.size) return false;
+  return meaningful.every(([url, v]) => {
+    const old = a.get(url);
+    return old !== undefined && old.etag === v.etag && old.lastModified === v.lastModified;
+  });
 }
 
 async function deliver(

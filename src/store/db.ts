@@ -146,6 +146,28 @@ export class Store {
   }
 
   /**
+   * Whether the feed is known and which of `ids` it has seen, in one query: the ids travel as
+   * one JSON parameter and come back as one JSON value, which keeps a steady-state run (every
+   * entry seen) to a single round trip into SQLite per feed.
+   */
+  async lookup(
+    feed: string,
+    ids: readonly string[],
+  ): Promise<{ known: boolean; seen: Set<string> }> {
+    const rs = await this.client.execute({
+      sql: `SELECT EXISTS (SELECT 1 FROM feeds WHERE name = ?1),
+              (SELECT json_group_array(entry_id) FROM entries
+                WHERE feed = ?1 AND entry_id IN (SELECT value FROM json_each(?2)))`,
+      args: [feed, JSON.stringify(ids)],
+    });
+    const row = rs.rows[0];
+    return {
+      known: Number(row[0]) === 1,
+      seen: new Set(JSON.parse(String(row[1] ?? "[]")) as string[]),
+    };
+  }
+
+  /**
    * Records a feed's first sighting: the feed becomes known and the entries the
    * first-sighting limit held back are recorded as seen, in one transaction.
    */
@@ -212,7 +234,7 @@ export class Store {
    * replaced in the same transaction, so they never get ahead of the entries they cover.
    */
   async finishRun(run: RunRecord, validators?: Map<string, StoredValidators>): Promise<void> {
-    const statements: InStatement[] = [{
+    const insert: InStatement = {
       sql: `INSERT INTO runs (feed, started_at, finished_at, outcome, fetched, new, sent, failed,
               skipped, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       args: [
@@ -227,17 +249,20 @@ export class Store {
         run.skipped,
         run.error,
       ],
-    }];
-    if (validators) {
-      statements.push({ sql: "DELETE FROM validators WHERE feed = ?", args: [run.feed] });
-      for (const [url, v] of validators) {
-        if (v.etag === null && v.lastModified === null) continue;
-        statements.push({
-          sql: `INSERT INTO validators (feed, url, etag, last_modified, updated_at)
+    };
+    if (!validators) {
+      await this.client.execute(insert);
+      return;
+    }
+    const statements: InStatement[] = [insert];
+    statements.push({ sql: "DELETE FROM validators WHERE feed = ?", args: [run.feed] });
+    for (const [url, v] of validators) {
+      if (v.etag === null && v.lastModified === null) continue;
+      statements.push({
+        sql: `INSERT INTO validators (feed, url, etag, last_modified, updated_at)
                 VALUES (?, ?, ?, ?, ?)`,
-          args: [run.feed, url, v.etag, v.lastModified, iso(run.finishedAt)],
-        });
-      }
+        args: [run.feed, url, v.etag, v.lastModified, iso(run.finishedAt)],
+      });
     }
     await this.client.batch(statements, "write");
   }

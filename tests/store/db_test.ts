@@ -155,3 +155,20 @@ Deno.test("chat migrations are remembered", async () => {
     store.close();
   }
 });
+
+Deno.test("lookup answers known and seen in one go, with ids full of quotes", async () => {
+  const { store } = await openTemp();
+  try {
+    const odd = `tag:x,2024:"quoted" 'single' \\ [brackets]`;
+    assert.deepEqual(await store.lookup("f", [odd, "b"]), { known: false, seen: new Set() });
+    await store.recordFirstSighting("f", [entry(odd)], new Date());
+    await store.markSent("f", entry("c"), "@chan", 1, new Date());
+    assert.deepEqual(await store.lookup("f", [odd, "b", "c"]), {
+      known: true,
+      seen: new Set([odd, "c"]),
+    });
+    assert.deepEqual(await store.lookup("f", []), { known: true, seen: new Set() });
+  } finally {
+    store.close();
+  }
+});
