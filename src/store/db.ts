@@ -172,18 +172,21 @@ export class Store {
    * first-sighting limit held back are recorded as seen, in one transaction.
    */
   async recordFirstSighting(feed: string, skipped: readonly Entry[], at: Date): Promise<void> {
-    const statements: InStatement[] = [{
-      sql: "INSERT OR IGNORE INTO feeds (name, first_seen_at) VALUES (?, ?)",
-      args: [feed, iso(at)],
-    }];
-    for (const entry of skipped) {
-      statements.push({
+    // The entries travel as one JSON parameter: one statement however many there are.
+    const rows = JSON.stringify(skipped.map((e) => [e.id, e.link, e.title, dateOf(e)]));
+    await this.client.batch([
+      {
+        sql: "INSERT OR IGNORE INTO feeds (name, first_seen_at) VALUES (?, ?)",
+        args: [feed, iso(at)],
+      },
+      {
         sql: `INSERT OR IGNORE INTO entries (feed, entry_id, link, title, published_at, status,
-                seen_at) VALUES (?, ?, ?, ?, ?, 'skipped', ?)`,
-        args: [feed, entry.id, entry.link, entry.title, dateOf(entry), iso(at)],
-      });
-    }
-    await this.client.batch(statements, "write");
+                seen_at)
+              SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3, 'skipped', ?2
+              FROM json_each(?3)`,
+        args: [feed, iso(at), rows],
+      },
+    ], "write");
   }
 
   /** Marks an entry sent, after the messenger accepted it as `messageId` in `chatId`. */
@@ -213,20 +216,30 @@ export class Store {
     });
   }
 
-  /** The stored validators of the feed's URLs (URLs without any are absent). */
+  /**
+   * The stored validators of the feed's URLs (URLs without any are absent). All feeds' are
+   * loaded by the first call, in one query, and kept current by finishRun: the lock makes this
+   * process the only writer.
+   */
   async validators(feed: string): Promise<Map<string, StoredValidators>> {
-    const rs = await this.client.execute({
-      sql: "SELECT url, etag, last_modified FROM validators WHERE feed = ?",
-      args: [feed],
-    });
-    const map = new Map<string, StoredValidators>();
+    this.#validators ??= this.#loadValidators();
+    return new Map((await this.#validators).get(feed) ?? []);
+  }
+
+  #validators: Promise<Map<string, Map<string, StoredValidators>>> | null = null;
+
+  async #loadValidators(): Promise<Map<string, Map<string, StoredValidators>>> {
+    const rs = await this.client.execute("SELECT feed, url, etag, last_modified FROM validators");
+    const all = new Map<string, Map<string, StoredValidators>>();
     for (const row of rs.rows) {
-      map.set(String(row[0]), {
-        etag: row[1] === null ? null : String(row[1]),
-        lastModified: row[2] === null ? null : String(row[2]),
+      const feed = String(row[0]);
+      if (!all.has(feed)) all.set(feed, new Map());
+      all.get(feed)!.set(String(row[1]), {
+        etag: row[2] === null ? null : String(row[2]),
+        lastModified: row[3] === null ? null : String(row[3]),
       });
     }
-    return map;
+    return all;
   }
 
   /**
@@ -265,6 +278,12 @@ export class Store {
       });
     }
     await this.client.batch(statements, "write");
+    if (this.#validators) {
+      const kept = new Map(
+        [...validators].filter(([, v]) => v.etag !== null || v.lastModified !== null),
+      );
+      (await this.#validators).set(run.feed, kept);
+    }
   }
 
   /** Chat ids the messenger moved (group → supergroup): old id → new id. */
