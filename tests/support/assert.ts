@@ -1,20 +1,25 @@
 /** The assertions tests use: node's strict assert under the names Deno users know. */
 import assertModule from "node:assert/strict";
 
+// node's typings want either no message or a string; these pass on only what was given.
 export function assert(value: unknown, message?: string): asserts value {
-  assertModule.ok(value, message);
+  if (message === undefined) assertModule.ok(value);
+  else assertModule.ok(value, message);
 }
 
 export function assertEquals<T>(actual: unknown, expected: T, message?: string): void {
-  assertModule.deepStrictEqual(actual, expected, message);
+  if (message === undefined) assertModule.deepStrictEqual(actual, expected);
+  else assertModule.deepStrictEqual(actual, expected, message);
 }
 
 export function assertNotEquals(actual: unknown, expected: unknown, message?: string): void {
-  assertModule.notDeepStrictEqual(actual, expected, message);
+  if (message === undefined) assertModule.notDeepStrictEqual(actual, expected);
+  else assertModule.notDeepStrictEqual(actual, expected, message);
 }
 
 export function assertMatch(actual: string, pattern: RegExp, message?: string): void {
-  assertModule.match(actual, pattern, message);
+  if (message === undefined) assertModule.match(actual, pattern);
+  else assertModule.match(actual, pattern, message);
 }
 
 export async function assertRejects(
