@@ -102,9 +102,11 @@ export class BotApi implements Outbox {
     let throttled = 0;
     let migrations = 0;
     for (;;) {
-      await this.#waitForSlot(target, signal);
+      const slot = await this.#waitForSlot(target, signal);
       const outcome = await this.#post(target, message, signal);
       if ("sent" in outcome) return outcome.sent;
+      // Refused without being posted: the slot was not used.
+      if ("retryAfterS" in outcome || "migrateTo" in outcome) this.#pacer.cancel(target, slot);
       if ("retryAfterS" in outcome) {
         if (++throttled > max429) {
           throw new ChatError(
@@ -153,13 +155,14 @@ export class BotApi implements Outbox {
     }
   }
 
-  async #waitForSlot(chat: string, signal?: AbortSignal): Promise<void> {
+  /** Waits for a send slot for `chat`; resolves to the slot's booked time. */
+  async #waitForSlot(chat: string, signal?: AbortSignal): Promise<number> {
     for (;;) {
       const now = this.#now();
       const r = this.#pacer.reserve(chat, now);
       if (r.reserved) {
         if (r.at > now) await this.#sleep(r.at - now, signal);
-        return;
+        return r.at;
       }
       await this.#sleep(r.retryAt - now, signal);
     }

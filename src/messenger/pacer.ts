@@ -69,6 +69,19 @@ export class Pacer {
     return { reserved: true, at };
   }
 
+  /**
+   * Gives back a booked slot the server did not count (the send was refused with 429, or the
+   * chat had moved), so a retry does not eat into the chat's allowance twice.
+   */
+  cancel(chat: string, at: number): void {
+    const drop = (log: number[] | undefined) => {
+      const i = log?.lastIndexOf(at) ?? -1;
+      if (i !== -1) log!.splice(i, 1);
+    };
+    drop(this.#chats.get(chat));
+    drop(this.#global);
+  }
+
   /** Holds `chat` back until `until` (a 429's retry_after). */
   block(chat: string, until: number): void {
     this.#blocked.set(chat, Math.max(until, this.#blocked.get(chat) ?? 0));

@@ -216,3 +216,12 @@ Deno.test("an abort stops a waiting send", () =>
     controller.abort(new Error("run stopped"));
     await assert.rejects(api.send("@news_chan", message, controller.signal), /run stopped/);
   }));
+
+Deno.test("a 429 does not eat into the chat's allowance: 20 messages still fit the minute", () =>
+  withSetup(async ({ fake, api, clock }) => {
+    fake.inject({ kind: "429", retryAfter: 1 });
+    const start = clock.t;
+    for (let i = 0; i < 20; i++) await api.send("@busy_chan", message);
+    assert.equal(fake.messages("@busy_chan").length, 20);
+    assert.ok(clock.t - start < 60_000, `took ${clock.t - start} ms`);
+  }));

@@ -108,3 +108,14 @@ Deno.test("random traffic never breaks a limit", () => {
     }
   }
 });
+
+Deno.test("a cancelled slot (refused with 429) does not count against the chat", () => {
+  const pacer = new Pacer();
+  for (let i = 0; i < 19; i++) pacer.reserve("@a", 0);
+  const r = pacer.reserve("@a", 0);
+  assert.ok(r.reserved);
+  pacer.cancel("@a", r.at);
+  // The retry is the 20th message of the minute, not the 21st.
+  assert.deepEqual(pacer.reserve("@a", 1_000), { reserved: true, at: 1_000 });
+  assert.equal(pacer.reserve("@a", 1_001).reserved, false);
+});
