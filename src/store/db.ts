@@ -63,7 +63,9 @@ export class Store {
     }
     let client: Client;
     try {
-      client = createClient({ url: `file:${path}` });
+      // One connection: the per-connection PRAGMAs below (synchronous, query_only, busy_timeout)
+      // must hold for every statement, and SQLite calls here are synchronous anyway.
+      client = createClient({ url: `file:${path}`, concurrency: 1 });
       if (options.readOnly) {
         await client.execute("PRAGMA query_only = 1");
       } else {

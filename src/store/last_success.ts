@@ -1,4 +1,4 @@
-import { parse, stringify } from "yaml";
+import { parse } from "yaml";
 
 /** The last-success file could not be read or written; the message names the file. */
 export class LastSuccessError extends Error {
@@ -63,11 +63,23 @@ export async function writeFileAtomic(path: string, text: string): Promise<void>
 }
 
 /**
+ * The file's text: one `"name": time` line per feed. Names are quoted (JSON strings are YAML)
+ * so a feed named `true` or `1e3` reads back as a string.
+ */
+export function formatLastSuccess(times: Map<string, Date>): string {
+  let text = "";
+  for (const [name, at] of times) text += `${JSON.stringify(name)}: ${rfc3339(at)}\n`;
+  return text;
+}
+
+/**
  * The last-success file of one process. `record` updates one feed's time and resolves once a
- * file holding it is in place. Concurrent records are coalesced into one write, each write
- * re-reads the file so other feeds' times (and hand edits) are kept.
+ * file holding it is in place. Concurrent records are coalesced into one write. The file is
+ * read once, by the first write, so other feeds' times are kept; the data_dir lock makes this
+ * process its only writer.
  */
 export class LastSuccessFile {
+  #current: Map<string, Date> | null = null;
   #pending = new Map<string, Date>();
   #waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
   #writing: Promise<void> | null = null;
@@ -88,11 +100,11 @@ export class LastSuccessFile {
       this.#pending = new Map();
       this.#waiters = [];
       try {
-        const current = await readLastSuccess(this.path);
-        for (const [name, at] of batch) current.set(name, at);
-        const doc: Record<string, string> = {};
-        for (const [name, at] of current) doc[name] = rfc3339(at);
-        await writeFileAtomic(this.path, stringify(doc));
+        this.#current ??= await readLastSuccess(this.path);
+        const next = new Map(this.#current);
+        for (const [name, at] of batch) next.set(name, at);
+        await writeFileAtomic(this.path, formatLastSuccess(next));
+        this.#current = next;
         for (const w of waiters) w.resolve();
       } catch (error) {
         for (const w of waiters) w.reject(error);

@@ -61,3 +61,13 @@ Deno.test("a write into an unwritable place fails with the path", async () => {
     return true;
   });
 });
+
+Deno.test("feed names that YAML would read as other types come back as names", async () => {
+  const dir = await Deno.makeTempDir();
+  const file = new LastSuccessFile(`${dir}/l.yml`);
+  const at = new Date("2024-05-01T12:00:00Z");
+  for (const name of ["true", "null", "1e3", "0x1f", "a.b-c_d"]) await file.record(name, at);
+  const back = await readLastSuccess(`${dir}/l.yml`);
+  assert.deepEqual([...back.keys()], ["true", "null", "1e3", "0x1f", "a.b-c_d"]);
+  assert.deepEqual(parse(await Deno.readTextFile(`${dir}/l.yml`))["1e3"], "2024-05-01T12:00:00Z");
+});
