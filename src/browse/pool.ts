@@ -43,6 +43,15 @@ const WORKER_MODULE = new URL("./worker.ts", import.meta.url);
 const DENO_JSON = new URL("../../deno.json", import.meta.url);
 
 /**
+ * A small young generation for workers. A download makes garbage fast (every row's values and
+ * text) though little of it lives, and V8 answers a high allocation rate by growing the young
+ * generation to its maximum: a worker's RSS rose by about 75 MB during any large export. With
+ * 2 MB semi-spaces it rises by 10-45 MB, whatever the size of the output, at no measured cost
+ * in speed. Set through the environment, so it reaches a compiled courier too.
+ */
+const WORKER_V8_FLAGS = "--max-semi-space-size=2";
+
+/**
  * Starts a worker: with `deno run` in a checkout; as `courier browse --query-worker` when
  * courier is a compiled binary (there is no separate script to run then).
  */
@@ -57,7 +66,7 @@ export const spawnWorker: SpawnWorker = () => {
     stdin: "piped",
     stdout: "piped",
     stderr: "null",
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", DENO_V8_FLAGS: WORKER_V8_FLAGS },
   }).spawn();
 };
 
@@ -175,33 +184,31 @@ export class WorkerPool {
     const w = await this.#acquire();
     const limit = this.options.timeoutMs;
     let timedOut = false;
-    let onTimeout: () => void = () => {};
-    const timeout = new Promise<never>((_, reject) => {
-      onTimeout = () => reject(new QueryTimeoutError(limit));
-    });
-    timeout.catch(() => {});
+    // The time limit kills the worker, which ends any pending read or write on its pipes; the
+    // flag turns that end into a timeout. Not Promise.race against a timeout promise: every race
+    // leaves a reaction on that promise which keeps its result alive until the promise settles,
+    // so a download retained every frame it passed along (+187 MB for a 175 MB CSV).
     const timer = setTimeout(() => {
       timedOut = true;
       this.#replace(w);
-      onTimeout();
     }, limit);
-    const fail = (error: unknown): never => {
+    const fail = (): never => {
       clearTimeout(timer);
       if (!timedOut) this.#replace(w);
-      if (error instanceof QueryTimeoutError) throw error;
-      throw new WorkerError("the query worker failed");
+      throw timedOut ? new QueryTimeoutError(limit) : new WorkerError("the query worker failed");
     };
     const next = async (): Promise<Frame> => {
-      const frame = await Promise.race([w.reader.read(), timeout]);
+      const frame = await w.reader.read();
+      if (timedOut) throw new QueryTimeoutError(limit);
       if (!frame) throw new WorkerError("the query worker exited");
       return frame;
     };
     let head: WorkerHead;
     try {
-      await Promise.race([w.writer.write(encodeFrame(FRAME_JSON, JSON.stringify(req))), timeout]);
+      await w.writer.write(encodeFrame(FRAME_JSON, JSON.stringify(req)));
       head = frameJson<WorkerHead>(await next());
-    } catch (error) {
-      return fail(error);
+    } catch {
+      return fail();
     }
     const finish = (frame: Frame): WorkerEnd => {
       clearTimeout(timer);
@@ -228,8 +235,8 @@ export class WorkerPool {
             return { head, body, done: Promise.resolve(end) };
           }
         }
-      } catch (error) {
-        return fail(error);
+      } catch {
+        return fail();
       }
     }
     let settle: (end: WorkerEnd | null) => void = () => {};

@@ -45,10 +45,16 @@ export async function startBrowseProcess(args: string[]): Promise<BrowseProcess>
   }
 }
 
+/** Resident memory of a live process, bytes: its peak so far (VmHWM) and now (VmRSS). */
+export function rss(pid: number): { peak: number; now: number } {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? "0");
+  return { peak: kb("VmHWM") * 1024, now: kb("VmRSS") * 1024 };
+}
+
 /** Peak resident memory of a process, bytes (VmHWM). */
 export function peakRss(pid: number): number {
-  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? "0") * 1024;
+  return rss(pid).peak;
 }
 
 /** Direct children of a process (its query workers). */
