@@ -51,8 +51,16 @@ const XML_ESCAPES: Record<string, string> = {
   ">": "&gt;",
 };
 
+/**
+ * Escapes text for XML. Characters XML 1.0 cannot carry at all (C0 controls but tab, LF, CR;
+ * lone surrogates) become U+FFFD, so a download always parses.
+ */
 function xmlEscape(s: string): string {
-  return s.replace(/[&"'<>]/g, (c) => XML_ESCAPES[c]);
+  return s.replace(
+    // deno-lint-ignore no-control-regex -- these are exactly the characters XML forbids
+    /[&"'<>]|[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+    (c) => XML_ESCAPES[c] ?? "\uFFFD",
+  );
 }
 
 /**
