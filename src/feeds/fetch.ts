@@ -6,6 +6,11 @@ import { FeedError } from "./errors.ts";
 export interface Validators {
   etag: string | null;
   lastModified: string | null;
+  /**
+   * SHA-256 of what the last read parsed (final URL, content type, decompressed body): a 200
+   * with the same hash is as unchanged as a 304, so it need not be parsed again.
+   */
+  bodyHash: string | null;
 }
 
 export interface FetchOptions {
@@ -76,11 +81,34 @@ function inflate(bytes: Uint8Array, maxBytes: number): Promise<Uint8Array> {
   return readCapped(stream, maxBytes);
 }
 
-function validatorsOf(headers: Headers, previous?: Validators): Validators {
+/** The validators of a 304 (the body is the previous one) or of a fresh body. */
+function validatorsOf(headers: Headers, previous: Validators | undefined, bodyHash: string | null) {
   return {
     etag: headers.get("etag") ?? previous?.etag ?? null,
     lastModified: headers.get("last-modified") ?? previous?.lastModified ?? null,
+    bodyHash: bodyHash ?? previous?.bodyHash ?? null,
   };
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Identifies what parsing a body yields: the bytes, and the final URL (the base of relative
+ * links) and content type (its charset) they are read with.
+ */
+export async function bodyHashOf(
+  finalUrl: string,
+  contentType: string | null,
+  body: Uint8Array,
+): Promise<string> {
+  const head = encoder.encode(`${finalUrl}\n${contentType ?? ""}\n`);
+  const all = new Uint8Array(head.length + body.length);
+  all.set(head);
+  all.set(body, head.length);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", all));
+  let hex = "";
+  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
+  return hex;
 }
 
 /** One line, with any credentials in URLs it quotes (proxy errors do) masked. */
@@ -144,7 +172,7 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
         return {
           kind: "notModified",
           finalUrl: current,
-          validators: validatorsOf(response.headers, options.validators),
+          validators: validatorsOf(response.headers, options.validators, null),
         };
       }
       if (status < 200 || status >= 300) {
@@ -158,12 +186,17 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
       const encoding = response.headers.get("content-encoding")?.toLowerCase() ?? "";
       if (encoding.includes("deflate")) body = await inflate(body, options.maxBytes);
       if (body.length === 0) throw new FeedError(url, "empty response body");
+      const contentType = response.headers.get("content-type");
       return {
         kind: "ok",
         finalUrl: current,
         body,
-        contentType: response.headers.get("content-type"),
-        validators: validatorsOf(response.headers),
+        contentType,
+        validators: validatorsOf(
+          response.headers,
+          undefined,
+          await bodyHashOf(current, contentType, body),
+        ),
       };
     }
   } catch (error) {

@@ -2,7 +2,7 @@ import type { FeedType } from "../config/types.ts";
 import { redactUrl } from "../log/secret.ts";
 import type { Entry } from "./entry.ts";
 import { FeedError } from "./errors.ts";
-import { fetchFeedUrl, type Validators } from "./fetch.ts";
+import { fetchFeedUrl, type FetchResult, type Validators } from "./fetch.ts";
 import { orderEntries } from "./merge.ts";
 import { type FeedFormat, type ParsedFeed, parseFeed } from "./parse.ts";
 
@@ -28,7 +28,10 @@ export interface FeedRead {
   warnings: string[];
   /** What to store for each URL after the run succeeds. */
   validators: Map<string, Validators>;
-  /** URLs that answered 304. */
+  /**
+   * URLs not parsed because nothing changed (304 or the same body): all of the feed's URLs or
+   * none of them.
+   */
   notModified: string[];
   title: string | null;
   format: FeedFormat | null;
@@ -66,38 +69,61 @@ function parseAt(url: string, finalUrl: string, body: Uint8Array, contentType: s
 }
 
 /**
+ * Whether a fetched URL holds nothing the last successful read did not: a 304, or a body that
+ * hashes like the one read then.
+ */
+function unchanged(fetched: FetchResult, previous: Validators | undefined): boolean {
+  if (fetched.kind === "notModified") return true;
+  const hash = fetched.validators.bodyHash;
+  return hash !== null && hash === previous?.bodyHash;
+}
+
+/**
  * Fetches every URL of one feed concurrently, parses each, and merges the entries into send
  * order. Throws FeedError (naming the URL) if any URL fails: a feed run is all or nothing, so
  * validators are only stored when every URL was read.
+ *
+ * When every URL is unchanged since the last successful read (304, or the same body), nothing
+ * is parsed and no entries come back: all of them were dealt with by that run. When only some
+ * are, all are parsed all the same (a 304 one fetched again without validators), because the
+ * merge drops an entry whose link another URL already had, and that entry was never recorded:
+ * parsing the changed URLs alone would bring it back as new.
  */
 export async function readFeed(options: ReadOptions): Promise<FeedRead> {
-  const results = await Promise.all(options.urls.map(async (url) => {
-    const fetched = await fetchFeedUrl(url, {
-      validators: options.validators?.get(url),
+  const fetchOne = (url: string, validators: Validators | undefined) =>
+    fetchFeedUrl(url, {
+      validators,
       client: options.client,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
       signal: options.signal,
     });
-    const parsed: ParsedFeed | null = fetched.kind === "ok"
-      ? parseAt(url, fetched.finalUrl, fetched.body, fetched.contentType)
-      : null;
-    return { url, fetched, parsed };
+  const fetched = await Promise.all(
+    options.urls.map((url) => fetchOne(url, options.validators?.get(url))),
+  );
+  const validators = new Map<string, Validators>();
+  options.urls.forEach((url, i) => validators.set(url, fetched[i].validators));
+  if (options.urls.every((url, i) => unchanged(fetched[i], options.validators?.get(url)))) {
+    const notModified = [...options.urls];
+    return { entries: [], warnings: [], validators, notModified, title: null, format: null };
+  }
+  const bodies = await Promise.all(options.urls.map(async (url, i) => {
+    const result = fetched[i];
+    if (result.kind === "ok") return result;
+    const again = await fetchOne(url, undefined);
+    if (again.kind !== "ok") throw new FeedError(url, "HTTP 304 to a request without validators");
+    validators.set(url, again.validators);
+    return again;
   }));
 
   const warnings: string[] = [];
-  const validators = new Map<string, Validators>();
-  const notModified: string[] = [];
   const lists: Entry[][] = [];
   let title: string | null = null;
   let format: FeedFormat | null = null;
   const label = (url: string) => (options.urls.length > 1 ? `${redactUrl(url)}: ` : "");
-  for (const { url, fetched, parsed } of results) {
-    validators.set(url, fetched.validators);
-    if (!parsed) {
-      notModified.push(url);
-      continue;
-    }
+  options.urls.forEach((url, i) => {
+    const { finalUrl, body, contentType } = bodies[i];
+    const parsed: ParsedFeed = parseAt(url, finalUrl, body, contentType);
     title ??= parsed.title;
     format ??= parsed.format;
     const mismatch = typeMismatch(parsed.format, options.type);
@@ -105,6 +131,6 @@ export async function readFeed(options: ReadOptions): Promise<FeedRead> {
       warnings.push(`${label(url)}${w}`);
     }
     lists.push(parsed.entries);
-  }
-  return { entries: orderEntries(lists), warnings, validators, notModified, title, format };
+  });
+  return { entries: orderEntries(lists), warnings, validators, notModified: [], title, format };
 }

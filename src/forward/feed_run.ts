@@ -155,11 +155,14 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
 }
 
 function sameValidators(a: Map<string, Validators>, b: Map<string, Validators>): boolean {
-  const meaningful = [...b].filter(([, v]) => v.etag !== null || v.lastModified !== null);
+  const meaningful = [...b].filter(([, v]) =>
+    v.etag !== null || v.lastModified !== null || v.bodyHash !== null
+  );
   if (meaningful.length !== a.size) return false;
   return meaningful.every(([url, v]) => {
     const old = a.get(url);
-    return old !== undefined && old.etag === v.etag && old.lastModified === v.lastModified;
+    return old !== undefined && old.etag === v.etag && old.lastModified === v.lastModified &&
+      old.bodyHash === v.bodyHash;
   });
 }
 

@@ -8,6 +8,8 @@ import type { Entry } from "../feeds/entry.ts";
 export interface Validators {
   etag: string | null;
   lastModified: string | null;
+  /** Hash of the body last read; an identical body is reported unchanged, like a 304. */
+  bodyHash: string | null;
 }
 
 export interface ReadOptions {
@@ -26,6 +28,7 @@ export interface FeedRead {
   warnings: string[];
   /** To store once the run succeeded. */
   validators: Map<string, Validators>;
+  /** URLs not parsed because nothing changed there since the last successful run. */
   notModified: string[];
   title: string | null;
   format: string | null;

@@ -11,7 +11,13 @@ export class StoreError extends Error {
 export interface StoredValidators {
   etag: string | null;
   lastModified: string | null;
+  /** SHA-256 of the body (with final URL and content type) the last successful run read. */
+  bodyHash: string | null;
 }
+
+/** Whether there is anything to keep for a URL. */
+const meaningful = (v: StoredValidators) =>
+  v.etag !== null || v.lastModified !== null || v.bodyHash !== null;
 
 /** What one feed run did, as recorded in `runs`. */
 export interface RunRecord {
@@ -231,7 +237,9 @@ export class Store {
   #validators: Promise<Map<string, Map<string, StoredValidators>>> | null = null;
 
   async #loadValidators(): Promise<Map<string, Map<string, StoredValidators>>> {
-    const rs = await this.client.execute("SELECT feed, url, etag, last_modified FROM validators");
+    const rs = await this.client.execute(
+      "SELECT feed, url, etag, last_modified, body_hash FROM validators",
+    );
     const all = new Map<string, Map<string, StoredValidators>>();
     for (const row of rs.rows) {
       const feed = String(row[0]);
@@ -239,6 +247,7 @@ export class Store {
       all.get(feed)!.set(String(row[1]), {
         etag: row[2] === null ? null : String(row[2]),
         lastModified: row[3] === null ? null : String(row[3]),
+        bodyHash: row[4] === null ? null : String(row[4]),
       });
     }
     return all;
@@ -272,18 +281,16 @@ export class Store {
     const statements: InStatement[] = [insert];
     statements.push({ sql: "DELETE FROM validators WHERE feed = ?", args: [run.feed] });
     for (const [url, v] of validators) {
-      if (v.etag === null && v.lastModified === null) continue;
+      if (!meaningful(v)) continue;
       statements.push({
-        sql: `INSERT INTO validators (feed, url, etag, last_modified, updated_at)
-                VALUES (?, ?, ?, ?, ?)`,
-        args: [run.feed, url, v.etag, v.lastModified, iso(run.finishedAt)],
+        sql: `INSERT INTO validators (feed, url, etag, last_modified, body_hash, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?)`,
+        args: [run.feed, url, v.etag, v.lastModified, v.bodyHash, iso(run.finishedAt)],
       });
     }
     await this.client.batch(statements, "write");
     if (this.#validators) {
-      const kept = new Map(
-        [...validators].filter(([, v]) => v.etag !== null || v.lastModified !== null),
-      );
+      const kept = new Map([...validators].filter(([, v]) => meaningful(v)));
       (await this.#validators).set(run.feed, kept);
     }
   }

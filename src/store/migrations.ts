@@ -52,6 +52,8 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       migrated_at TEXT NOT NULL
     ) STRICT`,
   ],
+  // 2: the hash of the body each URL's validators were taken with (an identical 200 is a 304).
+  [`ALTER TABLE validators ADD COLUMN body_hash TEXT`],
 ];
 
 /** The schema version this build writes and understands. */

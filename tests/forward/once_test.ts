@@ -172,7 +172,7 @@ Deno.test("a chat error fails the feed, keeps the rest unsent, and the next run 
     assert.deepEqual(h.reader.calls[1].validators, new Map(), "first retry still fetched in full");
     assert.deepEqual(
       h.reader.calls[1].validators?.size === 0 ? await h.store.validators("news") : null,
-      new Map([[url("news"), { etag: '"4"', lastModified: null }]]),
+      new Map([[url("news"), { etag: '"4"', lastModified: null, bodyHash: null }]]),
     );
   } finally {
     h.store.close();
@@ -187,7 +187,7 @@ Deno.test("stored validators are handed to the reader", async () => {
     await h.run([makeFeed("news")]);
     assert.deepEqual(
       h.reader.calls[1].validators,
-      new Map([[url("news"), { etag: '"1"', lastModified: null }]]),
+      new Map([[url("news"), { etag: '"1"', lastModified: null, bodyHash: null }]]),
     );
   } finally {
     h.store.close();

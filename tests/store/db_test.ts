@@ -127,17 +127,21 @@ Deno.test("validators are stored per feed and replaced only by a finished ok run
     await store.finishRun(
       run,
       new Map([
-        ["https://a/feed", { etag: '"x"', lastModified: null }],
-        ["https://b/feed", { etag: null, lastModified: null }],
+        ["https://a/feed", { etag: '"x"', lastModified: null, bodyHash: null }],
+        ["https://b/feed", { etag: null, lastModified: null, bodyHash: null }],
+        ["https://c/feed", { etag: null, lastModified: null, bodyHash: "c0ffee" }],
       ]),
     );
     assert.deepEqual(
       await store.validators("news"),
-      new Map([["https://a/feed", { etag: '"x"', lastModified: null }]]),
+      new Map([
+        ["https://a/feed", { etag: '"x"', lastModified: null, bodyHash: null }],
+        ["https://c/feed", { etag: null, lastModified: null, bodyHash: "c0ffee" }],
+      ]),
     );
     assert.equal((await store.validators("other")).size, 0);
     await store.finishRun({ ...run, outcome: "failed", error: "boom" });
-    assert.equal((await store.validators("news")).size, 1);
+    assert.equal((await store.validators("news")).size, 2);
     const runs = await store.query("SELECT outcome, error FROM runs ORDER BY id");
     assert.deepEqual(runs, [["ok", null], ["failed", "boom"]]);
   } finally {

@@ -64,7 +64,9 @@ export class StubReader {
         entries: content,
         warnings: [],
         validators: new Map(
-          options.urls.map((u) => [u, { etag: `"${content.length}"`, lastModified: null }]),
+          options.urls.map((
+            u,
+          ) => [u, { etag: `"${content.length}"`, lastModified: null, bodyHash: null }]),
         ),
         notModified: [],
         title: null,
