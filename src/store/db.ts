@@ -162,6 +162,8 @@ export class Store {
     feed: string,
     ids: readonly string[],
   ): Promise<{ known: boolean; seen: Set<string> }> {
+    // Nothing to look up (the feed is unchanged): whether it is known is in memory.
+    if (ids.length === 0) return { known: (await this.#knownFeeds()).has(feed), seen: new Set() };
     const rs = await this.client.execute({
       sql: `SELECT EXISTS (SELECT 1 FROM feeds WHERE name = ?1),
               (SELECT json_group_array(entry_id) FROM entries
@@ -174,6 +176,20 @@ export class Store {
       seen: new Set(JSON.parse(String(row[1] ?? "[]")) as string[]),
     };
   }
+
+  /**
+   * The feeds that had their first sighting, loaded by the first call and kept current by
+   * recordFirstSighting: the lock makes this process the only writer (a dry run writes nothing
+   * and reads a snapshot).
+   */
+  #knownFeeds(): Promise<Set<string>> {
+    this.#known ??= this.client.execute("SELECT name FROM feeds").then((rs) =>
+      new Set(rs.rows.map((row) => String(row[0])))
+    );
+    return this.#known;
+  }
+
+  #known: Promise<Set<string>> | null = null;
 
   /**
    * Records a feed's first sighting: the feed becomes known and the entries the
@@ -195,6 +211,7 @@ export class Store {
         args: [feed, iso(at), rows],
       },
     ], "write");
+    if (this.#known) (await this.#known).add(feed);
   }
 
   /** Marks an entry sent, after the messenger accepted it as `messageId` in `chatId`. */
@@ -275,7 +292,7 @@ export class Store {
       ],
     };
     if (!validators) {
-      await this.client.execute(insert);
+      await this.#commit([insert]);
       return;
     }
     const statements: InStatement[] = [insert];
@@ -288,10 +305,50 @@ export class Store {
         args: [run.feed, url, v.etag, v.lastModified, v.bodyHash, iso(run.finishedAt)],
       });
     }
-    await this.client.batch(statements, "write");
+    await this.#commit(statements);
     if (this.#validators) {
       const kept = new Map([...validators].filter(([, v]) => meaningful(v)));
       (await this.#validators).set(run.feed, kept);
+    }
+  }
+
+  /**
+   * Commits `statements` as one transaction, or together with those of other callers waiting
+   * at the same time (group commit): while one transaction is being written the next callers
+   * queue up, and all of them share the next one. Each caller resolves only once its
+   * statements are committed, so nothing is acknowledged before it is stored.
+   */
+  #commit(statements: InStatement[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ statements, resolve, reject });
+      this.#committing ??= this.#drain();
+    });
+  }
+
+  #queue: { statements: InStatement[]; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  #committing: Promise<void> | null = null;
+
+  async #drain(): Promise<void> {
+    try {
+      while (this.#queue.length > 0) {
+        const group = this.#queue;
+        this.#queue = [];
+        try {
+          await this.client.batch(group.flatMap((g) => g.statements), "write");
+          for (const g of group) g.resolve();
+        } catch (error) {
+          if (group.length === 1) {
+            group[0].reject(error);
+            continue;
+          }
+          // Each caller on its own, so a failure is charged to the statements that caused it.
+          for (const g of group) {
+            await this.client.batch(g.statements, "write").then(() => g.resolve(), g.reject);
+          }
+        }
+      }
+    } finally {
+      this.#committing = null;
     }
   }
 

@@ -176,3 +176,56 @@ Deno.test("lookup answers known and seen in one go, with ids full of quotes", as
     store.close();
   }
 });
+
+Deno.test("lookup without ids answers known from memory, current after a first sighting", async () => {
+  const { store } = await openTemp();
+  try {
+    assert.deepEqual(await store.lookup("news", []), { known: false, seen: new Set() });
+    await store.recordFirstSighting("news", [], new Date());
+    assert.deepEqual(await store.lookup("news", []), { known: true, seen: new Set() });
+    assert.equal((await store.lookup("other", [])).known, false);
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("runs finished at the same time commit together; a bad one fails alone", async () => {
+  const { store } = await openTemp();
+  const run = (feed: string, outcome = "ok") => ({
+    feed,
+    startedAt: new Date(),
+    finishedAt: new Date(),
+    outcome: outcome as "ok",
+    fetched: 0,
+    new: 0,
+    sent: 0,
+    failed: 0,
+    skipped: 0,
+    error: null,
+  });
+  try {
+    const v = (tag: string) =>
+      new Map([[`https://${tag}/feed`, { etag: `"${tag}"`, lastModified: null, bodyHash: null }]]);
+    const results = await Promise.allSettled([
+      store.finishRun(run("a"), v("a")),
+      store.finishRun(run("b")),
+      store.finishRun(run("bad", "neither ok nor failed"), v("bad")),
+      store.finishRun(run("c"), v("c")),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), [
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+    ]);
+    assert.deepEqual(await store.query("SELECT feed FROM runs ORDER BY id"), [["a"], ["b"], [
+      "c",
+    ]]);
+    assert.deepEqual(await store.query("SELECT feed FROM validators ORDER BY feed"), [["a"], [
+      "c",
+    ]]);
+    assert.equal((await store.validators("bad")).size, 0);
+  } finally {
+    store.close();
+  }
+});
