@@ -63,6 +63,27 @@ export async function writeFileAtomic(path: string, text: string): Promise<void>
 }
 
 /**
+ * Removes the temp files a killed writer of `path` left behind (writeFileAtomic names them
+ * `.<name>.<pid>.<random>.tmp`), except this process's own. Only for the holder of the
+ * data_dir lock, the file's only writer: any other writer's temp file is from a dead process.
+ */
+export async function removeStaleTemps(path: string): Promise<void> {
+  const slash = path.lastIndexOf("/");
+  const dir = slash > 0 ? path.slice(0, slash) : ".";
+  const prefix = `.${path.slice(slash + 1)}.`;
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      const name = entry.name;
+      if (!entry.isFile || !name.startsWith(prefix) || !name.endsWith(".tmp")) continue;
+      const match = /^(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name.slice(prefix.length));
+      if (match && Number(match[1]) !== Deno.pid) await Deno.remove(`${dir}/${name}`);
+    }
+  } catch {
+    // A leftover is only clutter: never let it fail a run.
+  }
+}
+
+/**
  * The file's text: one `"name": time` line per feed. Names are quoted (JSON strings are YAML)
  * so a feed named `true` or `1e3` reads back as a string.
  */
@@ -100,7 +121,10 @@ export class LastSuccessFile {
       this.#pending = new Map();
       this.#waiters = [];
       try {
-        this.#current ??= await readLastSuccess(this.path);
+        if (this.#current === null) {
+          await removeStaleTemps(this.path);
+          this.#current = await readLastSuccess(this.path);
+        }
         const next = new Map(this.#current);
         for (const [name, at] of batch) next.set(name, at);
         await writeFileAtomic(this.path, formatLastSuccess(next));

@@ -71,3 +71,20 @@ Deno.test("feed names that YAML would read as other types come back as names", a
   assert.deepEqual([...back.keys()], ["true", "null", "1e3", "0x1f", "a.b-c_d"]);
   assert.deepEqual(parse(await Deno.readTextFile(`${dir}/l.yml`))["1e3"], "2024-05-01T12:00:00Z");
 });
+
+Deno.test("the first write removes temp files a killed writer left, and nothing else", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/last_success.yml`;
+  const dead = Deno.pid + 1;
+  const stale = [`.last_success.yml.${dead}.0a1b2c3d.tmp`, `.last_success.yml.1.deadbeef.tmp`];
+  const kept = [".other.yml.7.0a1b2c3d.tmp", "last_success.yml.bak", ".last_success.yml.x.tmp"];
+  for (const name of [...stale, ...kept]) await Deno.writeTextFile(`${dir}/${name}`, "x");
+  await new LastSuccessFile(path).record("news", new Date("2024-05-01T12:00:00Z"));
+  const names = [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+  assert.deepEqual(names, [...kept, "last_success.yml"].sort());
+  assert.deepEqual(
+    await readLastSuccess(path),
+    new Map([["news", new Date("2024-05-01T12:00:00Z")]]),
+  );
+  await Deno.remove(dir, { recursive: true });
+});
