@@ -4,6 +4,9 @@ import { ChatError, MessengerError, MessengerFatalError } from "./errors.ts";
 import type { Message } from "./format.ts";
 import { Pacer } from "./pacer.ts";
 
+/** How Deno reports a proxy that refused the user name or password. */
+const PROXY_AUTH_FAILURE = /Password auth failure|Proxy Authentication Required|\b407\b/i;
+
 export const DEFAULT_MESSENGER_API = "https://api.telegram.org";
 
 /** Sends messages to chats; the Bot API client, or a dry-run printer. */
@@ -200,7 +203,14 @@ export class BotApi implements Outbox {
       if (timeout.aborted) {
         return { transient: `no answer within ${this.#opts.timeoutMs ?? 30_000} ms` };
       }
-      return { transient: `${this.#shownUrl}: ${this.#clean(error)}` };
+      const reason = this.#clean(error);
+      // Wrong proxy credentials fail every message alike: retrying only delays the news.
+      if (PROXY_AUTH_FAILURE.test(reason)) {
+        throw new MessengerFatalError(
+          `the proxy to the messenger refused its credentials (${reason}); check messenger_proxy`,
+        );
+      }
+      return { transient: `${this.#shownUrl}: ${reason}` };
     }
     const status = answer?.error_code ?? response.status;
     if (answer?.ok === true && response.ok) {
@@ -222,6 +232,12 @@ export class BotApi implements Outbox {
     if (status >= 500 || answer === null && response.status >= 500) {
       return { transient: `HTTP ${response.status}: ${description}` };
     }
+    if (response.status === 407) {
+      throw new MessengerFatalError(
+        "the proxy to the messenger asks for credentials (407 Proxy Authentication Required); " +
+          "check messenger_proxy",
+      );
+    }
     if (status === 401 || status === 404) {
       throw new MessengerFatalError(
         status === 401
@@ -234,7 +250,12 @@ export class BotApi implements Outbox {
 
   /** An error's message with every form of the token removed. */
   #clean(error: unknown): string {
-    const text = error instanceof Error ? error.message : String(error);
-    return scrub(text, this.#secrets).split("\n")[0];
+    // fetch says only "fetch failed"; the why (refused, unreachable proxy, ...) is in the causes.
+    const parts: string[] = [];
+    for (let e: unknown = error, depth = 0; e != null && depth < 4; depth++) {
+      parts.push(e instanceof Error ? e.message : String(e));
+      e = e instanceof Error ? e.cause : undefined;
+    }
+    return scrub(parts.join(": "), this.#secrets).split("\n")[0];
   }
 }
