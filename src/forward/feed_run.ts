@@ -22,6 +22,8 @@ export interface ForwardState {
 /** Where a successful feed run's time goes (the last-success file). */
 export interface SuccessLog {
   record(feed: string, at: Date): Promise<void>;
+  /** Called once at the end of a run: makes what was recorded durable. */
+  flush?(): Promise<void>;
 }
 
 export interface FeedResult {

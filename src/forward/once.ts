@@ -82,5 +82,15 @@ export async function runOnce(options: OnceOptions): Promise<OnceSummary> {
     return result;
   });
   const results = await Promise.all(runs);
+  await settle("the last-success file could not be flushed", options.successLog.flush?.());
   return { results, fatal };
+
+  /** Waits for an end-of-run flush; a failure there is logged, it belongs to no feed. */
+  async function settle(what: string, flushing: Promise<void> | undefined) {
+    try {
+      await flushing;
+    } catch (error) {
+      options.logger.error(what, { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
 }

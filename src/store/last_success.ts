@@ -38,27 +38,58 @@ export async function readLastSuccess(path: string): Promise<Map<string, Date>> 
 }
 
 /**
- * Writes `path` so that a reader (or a crash) only ever sees the old or the new file: a temp
- * file in the same directory, flushed to disk, then renamed over the old one.
+ * Writes `path` so that a reader (or a crashed writer) only ever sees the old or the new file:
+ * a temp file in the same directory, renamed over the old one. With `durable`, the temp file is
+ * flushed to disk before the rename and the directory after it, so the new file also survives a
+ * power loss. `makeDir: false` skips creating the directory (a caller that knows it exists).
  */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const slash = path.lastIndexOf("/");
-  const dir = slash > 0 ? path.slice(0, slash) : ".";
-  const base = path.slice(slash + 1);
+export async function writeFileAtomic(
+  path: string,
+  text: string,
+  options: { durable?: boolean; makeDir?: boolean } = {},
+): Promise<void> {
+  const durable = options.durable ?? true;
+  const { dir, base } = split(path);
   const temp = `${dir}/.${base}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
   try {
-    await Deno.mkdir(dir, { recursive: true });
-    const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o644 });
-    try {
-      await file.write(new TextEncoder().encode(text));
-      await file.sync();
-    } finally {
-      file.close();
+    if (options.makeDir ?? true) await Deno.mkdir(dir, { recursive: true });
+    if (durable) {
+      const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o644 });
+      try {
+        await file.write(encoder.encode(text));
+        await file.sync();
+      } finally {
+        file.close();
+      }
+    } else {
+      // One call (open, write, close) instead of three.
+      await Deno.writeFile(temp, encoder.encode(text), { createNew: true, mode: 0o644 });
     }
     await Deno.rename(temp, path);
+    if (durable) await syncDir(dir);
   } catch (error) {
     await Deno.remove(temp).catch(() => {});
     throw new LastSuccessError(`cannot write ${path}: ${(error as Error).message}`);
+  }
+}
+
+const encoder = new TextEncoder();
+
+function split(path: string): { dir: string; base: string } {
+  const slash = path.lastIndexOf("/");
+  return {
+    dir: slash > 0 ? path.slice(0, slash) : slash === 0 ? "/" : ".",
+    base: path.slice(slash + 1),
+  };
+}
+
+/** Flushes a directory's entries (a rename in it) to disk. */
+async function syncDir(dir: string): Promise<void> {
+  const handle = await Deno.open(dir, { read: true });
+  try {
+    await handle.sync();
+  } finally {
+    handle.close();
   }
 }
 
@@ -68,9 +99,8 @@ export async function writeFileAtomic(path: string, text: string): Promise<void>
  * data_dir lock, the file's only writer: any other writer's temp file is from a dead process.
  */
 export async function removeStaleTemps(path: string): Promise<void> {
-  const slash = path.lastIndexOf("/");
-  const dir = slash > 0 ? path.slice(0, slash) : ".";
-  const prefix = `.${path.slice(slash + 1)}.`;
+  const { dir, base } = split(path);
+  const prefix = `.${base}.`;
   try {
     for await (const entry of Deno.readDir(dir)) {
       const name = entry.name;
@@ -89,8 +119,12 @@ export async function removeStaleTemps(path: string): Promise<void> {
  */
 export function formatLastSuccess(times: Map<string, Date>): string {
   let text = "";
-  for (const [name, at] of times) text += `${JSON.stringify(name)}: ${rfc3339(at)}\n`;
+  for (const [name, at] of times) text += formatLine(name, at);
   return text;
+}
+
+function formatLine(name: string, at: Date): string {
+  return `${JSON.stringify(name)}: ${rfc3339(at)}\n`;
 }
 
 /**
@@ -98,12 +132,21 @@ export function formatLastSuccess(times: Map<string, Date>): string {
  * file holding it is in place. Concurrent records are coalesced into one write. The file is
  * read once, by the first write, so other feeds' times are kept; the data_dir lock makes this
  * process its only writer.
+ *
+ * Every write is atomic (temp file + rename), but only `flush`, at the end of a run, makes the
+ * newest file durable (fsync of the file, then of the directory, once): a completed rename
+ * survives the process being killed (SIGKILL, a crash) because the page cache outlives the
+ * process; only a power loss can take back the newest times, and an older time only causes a
+ * harmless catch-up run that finds nothing new. Syncing every write cost a disk flush per feed.
  */
 export class LastSuccessFile {
-  #current: Map<string, Date> | null = null;
+  /** Each feed's line as last written, in file order; null until the file was read. */
+  #lines: Map<string, string> | null = null;
   #pending = new Map<string, Date>();
   #waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
   #writing: Promise<void> | null = null;
+  /** Whether a write since the last flush is not yet on disk. */
+  #unsynced = false;
 
   constructor(readonly path: string) {}
 
@@ -114,6 +157,25 @@ export class LastSuccessFile {
     return done;
   }
 
+  /** Waits for the writes under way, then makes the file as last written durable. */
+  async flush(): Promise<void> {
+    while (this.#writing) await this.#writing;
+    if (!this.#unsynced) return;
+    const { dir } = split(this.path);
+    try {
+      const file = await Deno.open(this.path, { read: true });
+      try {
+        await file.sync();
+      } finally {
+        file.close();
+      }
+      await syncDir(dir);
+    } catch (error) {
+      throw new LastSuccessError(`cannot write ${this.path}: ${(error as Error).message}`);
+    }
+    this.#unsynced = false;
+  }
+
   async #drain(): Promise<void> {
     while (this.#pending.size > 0) {
       const batch = this.#pending;
@@ -121,14 +183,20 @@ export class LastSuccessFile {
       this.#pending = new Map();
       this.#waiters = [];
       try {
-        if (this.#current === null) {
-          await removeStaleTemps(this.path);
-          this.#current = await readLastSuccess(this.path);
+        const first = this.#lines === null;
+        if (first) await removeStaleTemps(this.path);
+        const lines = new Map(this.#lines ?? []);
+        if (first) {
+          for (const [name, at] of await readLastSuccess(this.path)) {
+            lines.set(name, formatLine(name, at));
+          }
         }
-        const next = new Map(this.#current);
-        for (const [name, at] of batch) next.set(name, at);
-        await writeFileAtomic(this.path, formatLastSuccess(next));
-        this.#current = next;
+        for (const [name, at] of batch) lines.set(name, formatLine(name, at));
+        let text = "";
+        for (const line of lines.values()) text += line;
+        await writeFileAtomic(this.path, text, { durable: false, makeDir: first });
+        this.#lines = lines;
+        this.#unsynced = true;
         for (const w of waiters) w.resolve();
       } catch (error) {
         for (const w of waiters) w.reject(error);

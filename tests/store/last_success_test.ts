@@ -88,3 +88,29 @@ Deno.test("the first write removes temp files a killed writer left, and nothing 
   );
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("flush waits for the writes under way and leaves the newest file in place", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/last.yml`;
+  const file = new LastSuccessFile(path);
+  await file.flush(); // nothing written yet: nothing to do, and no file appears
+  await assert.rejects(Deno.stat(path), Deno.errors.NotFound);
+  const at = new Date("2024-05-01T12:00:00Z");
+  const records = Array.from({ length: 20 }, (_, i) => file.record(`feed${i}`, at));
+  await file.flush();
+  assert.equal((await readLastSuccess(path)).size, 20);
+  await Promise.all(records);
+});
+
+Deno.test("flush fails with the path when the file cannot be made durable", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/sub/last.yml`;
+  const file = new LastSuccessFile(path);
+  await file.record("a", new Date());
+  await Deno.remove(`${dir}/sub`, { recursive: true });
+  await assert.rejects(file.flush(), (e: Error) => {
+    assert.ok(e instanceof LastSuccessError);
+    assert.ok(e.message.includes(path));
+    return true;
+  });
+});
