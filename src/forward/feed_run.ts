@@ -17,6 +17,8 @@ export interface ForwardState {
   recordFirstSighting(feed: string, skipped: readonly Entry[], at: Date): Promise<void>;
   markSent(feed: string, entry: Entry, chat: string, messageId: number, at: Date): Promise<void>;
   finishRun(run: RunRecord, validators?: Map<string, Validators>): Promise<void>;
+  /** Called once at the end of a run: writes what finishRun may have held back. */
+  flush?(): Promise<void>;
 }
 
 /** Where a successful feed run's time goes (the last-success file). */

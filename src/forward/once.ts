@@ -81,8 +81,13 @@ export async function runOnce(options: OnceOptions): Promise<OnceSummary> {
     options.onFeedDone?.(result);
     return result;
   });
-  const results = await Promise.all(runs);
-  await settle("the last-success file could not be flushed", options.successLog.flush?.());
+  let results: FeedResult[];
+  try {
+    results = await Promise.all(runs);
+  } finally {
+    await settle("the runs of unchanged feeds could not be recorded", options.state.flush?.());
+    await settle("the last-success file could not be flushed", options.successLog.flush?.());
+  }
   return { results, fatal };
 
   /** Waits for an end-of-run flush; a failure there is logged, it belongs to no feed. */

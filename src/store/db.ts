@@ -275,21 +275,16 @@ export class Store {
    * replaced in the same transaction, so they never get ahead of the entries they cover.
    */
   async finishRun(run: RunRecord, validators?: Map<string, StoredValidators>): Promise<void> {
+    if (!validators && isNoOp(run)) {
+      // History only: buffered and written in one statement (see flush).
+      this.#noOps.push(runRow(run));
+      if (this.#noOps.length >= NO_OP_BUFFER) await this.flush();
+      return;
+    }
     const insert: InStatement = {
       sql: `INSERT INTO runs (feed, started_at, finished_at, outcome, fetched, new, sent, failed,
               skipped, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      args: [
-        run.feed,
-        iso(run.startedAt),
-        iso(run.finishedAt),
-        run.outcome,
-        run.fetched,
-        run.new,
-        run.sent,
-        run.failed,
-        run.skipped,
-        run.error,
-      ],
+      args: runRow(run),
     };
     if (!validators) {
       await this.#commit([insert]);
@@ -311,6 +306,29 @@ export class Store {
       (await this.#validators).set(run.feed, kept);
     }
   }
+
+  /**
+   * Writes the buffered rows of no-op runs (succeeded, nothing new, sent, failed or skipped,
+   * validators unchanged) in one statement. Called by the run's end (and by finishRun when the
+   * buffer is full): a process killed before then loses only these history rows, never
+   * delivery state: entries, validators and every run that did something are written when
+   * they happen.
+   */
+  async flush(): Promise<void> {
+    if (this.#noOps.length === 0) return;
+    const rows = this.#noOps;
+    this.#noOps = [];
+    await this.#commit([{
+      sql: `INSERT INTO runs (feed, started_at, finished_at, outcome, fetched, new, sent, failed,
+              skipped, error)
+            SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5,
+              value ->> 6, value ->> 7, value ->> 8, value ->> 9
+            FROM json_each(?)`,
+      args: [JSON.stringify(rows)],
+    }]);
+  }
+
+  #noOps: RunRow[] = [];
 
   /**
    * Commits `statements` as one transaction, or together with those of other callers waiting
@@ -372,6 +390,43 @@ export class Store {
     const rs = await this.client.execute({ sql, args });
     return rs.rows.map((row) => Array.from({ length: row.length }, (_, i) => row[i]));
   }
+}
+
+/** How many no-op run rows are buffered at most before they are written. */
+const NO_OP_BUFFER = 256;
+
+type RunRow = [
+  string,
+  string,
+  string,
+  string,
+  number,
+  number,
+  number,
+  number,
+  number,
+  string | null,
+];
+
+function runRow(run: RunRecord): RunRow {
+  return [
+    run.feed,
+    iso(run.startedAt),
+    iso(run.finishedAt),
+    run.outcome,
+    run.fetched,
+    run.new,
+    run.sent,
+    run.failed,
+    run.skipped,
+    run.error,
+  ];
+}
+
+/** A run that succeeded and found, sent, failed and skipped nothing. */
+function isNoOp(run: RunRecord): boolean {
+  return run.outcome === "ok" && run.error === null && run.new === 0 && run.sent === 0 &&
+    run.failed === 0 && run.skipped === 0;
 }
 
 function dateOf(entry: Entry): string | null {

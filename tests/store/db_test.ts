@@ -208,7 +208,7 @@ Deno.test("runs finished at the same time commit together; a bad one fails alone
       new Map([[`https://${tag}/feed`, { etag: `"${tag}"`, lastModified: null, bodyHash: null }]]);
     const results = await Promise.allSettled([
       store.finishRun(run("a"), v("a")),
-      store.finishRun(run("b")),
+      store.finishRun({ ...run("b"), new: 1, sent: 1 }),
       store.finishRun(run("bad", "neither ok nor failed"), v("bad")),
       store.finishRun(run("c"), v("c")),
     ]);
@@ -225,6 +225,47 @@ Deno.test("runs finished at the same time commit together; a bad one fails alone
       "c",
     ]]);
     assert.equal((await store.validators("bad")).size, 0);
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("no-op runs are held back until flush (or a full buffer); others are written at once", async () => {
+  const { store } = await openTemp();
+  const run = (feed: string, sent = 0) => ({
+    feed,
+    startedAt: new Date("2024-05-01T12:00:00Z"),
+    finishedAt: new Date("2024-05-01T12:00:01Z"),
+    outcome: "ok" as const,
+    fetched: 3,
+    new: sent,
+    sent,
+    failed: 0,
+    skipped: 0,
+    error: null,
+  });
+  const count = async () => Number((await store.query("SELECT count(*) FROM runs"))[0][0]);
+  try {
+    await store.finishRun(run("idle"));
+    await store.finishRun({ ...run("broken"), outcome: "failed", error: "HTTP 500" });
+    await store.finishRun(run("busy", 2));
+    assert.deepEqual(await store.query("SELECT feed FROM runs ORDER BY id"), [["broken"], [
+      "busy",
+    ]]);
+    await store.flush();
+    assert.deepEqual(
+      await store.query(
+        "SELECT feed, started_at, finished_at, outcome, fetched, error FROM runs" +
+          " WHERE feed = 'idle'",
+      ),
+      [["idle", "2024-05-01T12:00:00.000Z", "2024-05-01T12:00:01.000Z", "ok", 3, null]],
+    );
+    await store.flush(); // nothing buffered: writes nothing
+    assert.equal(await count(), 3);
+    for (let i = 0; i < 300; i++) await store.finishRun(run(`f${i}`));
+    assert.ok(await count() >= 3 + 256, "a full buffer is written without waiting for flush");
+    await store.flush();
+    assert.equal(await count(), 303);
   } finally {
     store.close();
   }
