@@ -1,3 +1,4 @@
+import { bodyHashOf } from "../../src/feeds/fetch.ts";
 import assert from "node:assert/strict";
 import { readFeed } from "../../src/feeds/mod.ts";
 
@@ -100,4 +101,13 @@ Deno.test("readFeed: when one URL of a feed changed, the unchanged ones are pars
   } finally {
     await server.close();
   }
+});
+
+Deno.test("bodyHashOf is the SHA-256 of final URL, content type and body (hashes stored by v2)", async () => {
+  const body = new TextEncoder().encode("<rss>é</rss>");
+  const all = new TextEncoder().encode("https://a.example/feed\ntext/xml\n<rss>é</rss>");
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", all));
+  const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+  assert.equal(bodyHashOf("https://a.example/feed", "text/xml", body), hex);
+  assert.notEqual(bodyHashOf("https://a.example/feed", null, body), hex);
 });
