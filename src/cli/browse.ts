@@ -1,11 +1,4 @@
-import { isRemote, localPath } from "../browse/db.ts";
-import { BrowseError, startBrowser } from "../browse/server.ts";
-import { runWorker } from "../browse/worker.ts";
-import { ConfigError, configPathFrom, loadSettings } from "../config/load.ts";
-import { redactUrl } from "../log/secret.ts";
-import { parseCommandArgs, parsePositiveInt } from "./args.ts";
 import type { Command } from "./command.ts";
-import { UsageError, UserError } from "./errors.ts";
 
 const HELP = `Usage: courier browse [DATABASE] [options]
 
@@ -28,108 +21,10 @@ Options:
 
 Exit codes: 0 stopped by SIGINT/SIGTERM, 1 the server failed, 2 usage, config or database error.`;
 
-/** "5s", "500ms", "2m", or a bare number of seconds → milliseconds. */
-export function parseDuration(value: string): number | null {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
-  if (!m) return null;
-  const n = Number(m[1]) * (m[2] === "ms" ? 1 : m[2] === "m" ? 60_000 : 1000);
-  return n >= 1 && Number.isFinite(n) ? Math.round(n) : null;
-}
-
-async function defaultDatabase(configFlag: string | undefined): Promise<string> {
-  try {
-    const settings = await loadSettings(configPathFrom(configFlag));
-    return `${settings.dbDir.replace(/[\\/]+$/, "")}/courier.db`;
-  } catch (error) {
-    if (error instanceof ConfigError) throw new UserError(error.message, 2);
-    if (error instanceof Deno.errors.NotFound) {
-      throw new UserError(
-        `courier browse: no DATABASE given and no config at ${configPathFrom(configFlag)}`,
-        2,
-      );
-    }
-    throw error;
-  }
-}
-
 export const browseCommand: Command = {
   name: "browse",
   summary: "serve a database browser (API + web page) over a SQLite/libSQL database",
   help: HELP,
-  async run(argv: string[]): Promise<number> {
-    if (argv[0] === "--query-worker") {
-      // How a compiled courier starts its own query workers (see src/browse/pool.ts).
-      await runWorker();
-      return 0;
-    }
-    const { values, positionals } = parseCommandArgs("browse", argv, {
-      config: { type: "string", short: "c" },
-      host: { type: "string", default: "127.0.0.1" },
-      port: { type: "string", default: "8080" },
-      write: { type: "boolean", default: false },
-      token: { type: "string" },
-      timeout: { type: "string", default: "5s" },
-      "max-rows": { type: "string", default: "1000" },
-      cors: { type: "string", multiple: true },
-      "auth-token": { type: "string" },
-    }, true);
-    if (positionals.length > 1) {
-      throw new UsageError("courier browse: at most one DATABASE (see 'courier browse --help')");
-    }
-    const port = Number(values.port);
-    if (!/^\d+$/.test(values.port) || port > 65535) {
-      throw new UsageError(`courier browse: --port must be 0-65535, got "${values.port}"`);
-    }
-    const timeoutMs = parseDuration(values.timeout);
-    if (timeoutMs === null) {
-      throw new UsageError(
-        `courier browse: --timeout must be a duration like 500ms, 5s or 1m, got "${values.timeout}"`,
-      );
-    }
-    const maxRows = parsePositiveInt("browse", "max-rows", values["max-rows"]);
-    const token = values.token ?? Deno.env.get("COURIER_BROWSE_TOKEN");
-    if (token !== undefined && token.length < 8) {
-      throw new UsageError("courier browse: --token must be at least 8 characters");
-    }
-    const database = positionals[0] ?? await defaultDatabase(values.config);
-    let label: string;
-    if (isRemote(database)) {
-      label = redactUrl(database).replace(/[?#].*$/, "");
-    } else {
-      const path = localPath(database);
-      try {
-        if (!Deno.statSync(path).isFile) throw new Deno.errors.NotFound();
-      } catch {
-        throw new UserError(`courier browse: database not found: ${path}`, 2);
-      }
-      label = path.split(/[\\/]/).pop() ?? path;
-    }
-    let running;
-    try {
-      running = await startBrowser({
-        database,
-        label,
-        authToken: values["auth-token"] ?? Deno.env.get("LIBSQL_AUTH_TOKEN"),
-        write: values.write,
-        host: values.host,
-        port,
-        token,
-        timeoutMs,
-        maxRows,
-        cors: values.cors ?? [],
-      });
-    } catch (error) {
-      if (error instanceof BrowseError) throw new UserError(`courier browse: ${error.message}`, 2);
-      throw error;
-    }
-    const mode = values.write ? "read-write" : "read-only";
-    console.log(`courier browse: serving ${label} (${mode}) at ${running.url}`);
-    const stop = () => running.close();
-    Deno.addSignalListener("SIGINT", stop);
-    Deno.addSignalListener("SIGTERM", stop);
-    await running.finished;
-    Deno.removeSignalListener("SIGINT", stop);
-    Deno.removeSignalListener("SIGTERM", stop);
-    return 0;
-  },
+  // The implementation (and its dependencies) is loaded only when this command runs.
+  run: async (argv) => (await import("./browse_run.ts")).run(argv),
 };

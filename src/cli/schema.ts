@@ -1,5 +1,3 @@
-import { configSchema } from "../config/schema.ts";
-import { parseCommandArgs } from "./args.ts";
 import type { Command } from "./command.ts";
 
 export const schemaCommand: Command = {
@@ -11,9 +9,6 @@ Prints the JSON Schema of the config file on stdout. Save it and point your edit
   courier schema > courier.schema.json
   # first line of config.yml:
   # yaml-language-server: $schema=./courier.schema.json`,
-  run(argv) {
-    parseCommandArgs("schema", argv, {});
-    console.log(JSON.stringify(configSchema(), null, 2));
-    return Promise.resolve(0);
-  },
+  // The implementation (and its dependencies) is loaded only when this command runs.
+  run: async (argv) => (await import("./schema_run.ts")).run(argv),
 };

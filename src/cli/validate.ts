@@ -1,39 +1,4 @@
-import { type SettingsView, viewSettings } from "../config/describe.ts";
-import { ConfigError, configPathFrom, loadSettings } from "../config/load.ts";
-import { parseCommandArgs } from "./args.ts";
 import type { Command } from "./command.ts";
-import { UserError } from "./errors.ts";
-
-const limitText = (n: number) => n === -1 ? "no limit" : `newest ${n}`;
-
-function render(view: SettingsView): string {
-  const rows = (pairs: [string, string][], indent: string) => {
-    const width = Math.max(...pairs.map(([k]) => k.length));
-    return pairs.map(([k, v]) => `${indent}${k.padEnd(width)}  ${v}`).join("\n");
-  };
-  const head = rows([
-    ["token", view.messenger_auth_token],
-    ["messenger proxy", view.messenger_proxy],
-    ["data_dir", view.data_dir],
-    ["database", `${view.db_dir}/courier.db`],
-    ["last success file", view.last_loaded_path],
-    ["first_time_limit", limitText(view.first_time_limit)],
-  ], "  ");
-  const feeds = view.feeds.map((feed) =>
-    `feed ${feed.name}\n` + rows([
-      ["channel", feed.channel],
-      ...feed.urls.map((url, i): [string, string] => [i === 0 ? "url" : "", url]),
-      ["cron", `${feed.cron}  (next run ${feed.next_run ?? "never"})`],
-      ["type", feed.type],
-      ["proxy", feed.proxy],
-      ["link text", JSON.stringify(feed.link_text)],
-      ["rhash", feed.rhash === "" ? "none (plain links)" : feed.rhash],
-      ["first sighting", limitText(feed.first_time_limit)],
-    ], "  ")
-  );
-  const count = `${view.feeds.length} feed${view.feeds.length === 1 ? "" : "s"}`;
-  return `${view.config}: valid, ${count}\n${head}\n\n${feeds.join("\n\n")}`;
-}
 
 export const validateCommand: Command = {
   name: "validate",
@@ -49,19 +14,6 @@ Options:
   --json             print the effective settings as JSON
 
 Exit codes: 0 valid, 2 invalid or unreadable.`,
-  async run(argv) {
-    const { values } = parseCommandArgs("validate", argv, {
-      config: { type: "string", short: "c" },
-      json: { type: "boolean" },
-    });
-    let view: SettingsView;
-    try {
-      view = viewSettings(await loadSettings(configPathFrom(values.config)), new Date());
-    } catch (error) {
-      if (error instanceof ConfigError) throw new UserError(error.message, 2);
-      throw error;
-    }
-    console.log(values.json ? JSON.stringify(view, null, 2) : render(view));
-    return 0;
-  },
+  // The implementation (and its dependencies) is loaded only when this command runs.
+  run: async (argv) => (await import("./validate_run.ts")).run(argv),
 };
