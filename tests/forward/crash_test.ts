@@ -132,20 +132,7 @@ Deno.test("once: SIGKILL at random points loses nothing, duplicates at most one 
       assert.equal(status.signal, "SIGKILL", `run ${kills + 1} ended without the kill:\n${err}`);
     }
     // The last run is left alone and must finish the job.
-    const final = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-all",
-        "--quiet",
-        MAIN,
-        "once",
-        "-c",
-        `${dir}/config.yml`,
-        "--messenger-api",
-        bot.url,
-      ],
-      env: { NO_COLOR: "1" },
-    }).output();
+    const final = await spawn().output();
     assert.equal(final.code, 0, new TextDecoder().decode(final.stderr));
     boundaries.push(bot.messages().length);
 
