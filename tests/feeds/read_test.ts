@@ -187,6 +187,55 @@ Deno.test("readFeed: the timeout covers a server that never answers and a body t
   }
 });
 
+Deno.test("readFeed: requests in flight keep their own timeouts, however they overlap", async () => {
+  const server = startFeedServer();
+  try {
+    // A long timeout armed first, then a shorter one, then a fast request that succeeds:
+    // each fails (or not) on its own deadline.
+    const long = readFeed({ urls: [`${server.base}/hang`], type: "rss", timeoutMs: 600 });
+    const short = readFeed({ urls: [`${server.base}/slow`], type: "rss", timeoutMs: 150 });
+    const fine = readFeed({
+      urls: [`${server.base}/feeds/wordpress.xml`],
+      type: "rss",
+      timeoutMs: 150,
+    });
+    const order: string[] = [];
+    const names = ["long", "short", "fine"];
+    const note = (i: number) => () => void order.push(names[i]);
+    const settled = [long, short, fine].map((p, i) => p.then(note(i), note(i)));
+    await rejects(short, /slow: timed out after 150 ms$/);
+    assert.ok((await fine).entries.length > 0);
+    await rejects(long, /hang: timed out after 600 ms$/);
+    await Promise.all(settled);
+    assert.deepEqual(order, ["fine", "short", "long"]);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("readFeed: the caller's signal stops every request in flight", async () => {
+  const server = startFeedServer();
+  try {
+    const controller = new AbortController();
+    const reads = [`${server.base}/hang`, `${server.base}/slow`].map((url) =>
+      readFeed({ urls: [url], type: "rss", timeoutMs: 30_000, signal: controller.signal })
+    );
+    controller.abort(new Error("stop"));
+    for (const read of reads) await rejects(read, /: cancelled$/);
+    // A signal that is already aborted stops a request before it starts.
+    await rejects(
+      readFeed({
+        urls: [`${server.base}/feeds/wordpress.xml`],
+        type: "rss",
+        signal: controller.signal,
+      }),
+      /: cancelled$/,
+    );
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("readFeed: a refused connection is a one-line error naming the URL", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
