@@ -24,6 +24,8 @@ export interface ForwardState {
 /** Where a successful feed run's time goes (the last-success file). */
 export interface SuccessLog {
   record(feed: string, at: Date): Promise<void>;
+  /** No more records are coming soon: write what is recorded without waiting to coalesce. */
+  writeNow?(): void;
   /** Called once at the end of a run: makes what was recorded durable. */
   flush?(): Promise<void>;
 }

@@ -53,14 +53,30 @@ export async function runOnce(options: OnceOptions): Promise<OnceSummary> {
     return chat;
   };
 
+  // The last-success file coalesces records by waiting a little before each write; once every
+  // feed has recorded its success or finished without one, nothing else is coming.
+  let unsettled = options.feeds.length;
+  const settled = () => {
+    if (--unsettled === 0) options.successLog.writeNow?.();
+  };
+
   const runs = options.feeds.map(async (feed) => {
     // Turns are taken synchronously here, in config order.
     const turn = turns.take(options.serialize ? "*" : feed.channel);
+    let recorded = false;
+    const successLog: SuccessLog = {
+      record: (name, at) => {
+        recorded = true;
+        const done = options.successLog.record(name, at);
+        settled();
+        return done;
+      },
+    };
     const result = await runFeed(feed, turn, {
       read: options.read,
       state: options.state,
       outbox: options.outbox,
-      successLog: options.successLog,
+      successLog,
       logger: options.logger,
       now,
       chatFor,
@@ -78,6 +94,7 @@ export async function runOnce(options: OnceOptions): Promise<OnceSummary> {
         controller.abort(error);
       },
     });
+    if (!recorded) settled();
     options.onFeedDone?.(result);
     return result;
   });

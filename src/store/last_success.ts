@@ -129,9 +129,13 @@ function formatLine(name: string, at: Date): string {
 
 /**
  * The last-success file of one process. `record` updates one feed's time and resolves once a
- * file holding it is in place. Concurrent records are coalesced into one write. The file is
- * read once, by the first write, so other feeds' times are kept; the data_dir lock makes this
- * process its only writer.
+ * file holding it is in place. Records are coalesced: the ones that come while a write is under
+ * way, or within `spacingMs` of the start of the last write, are written together by the next
+ * one. Each write is ~0.3 ms of file-system work (create, write, rename); a steady-state run
+ * of 500 unchanged feeds finishing within a few tens of ms used to write the file ~80 times.
+ * `writeNow` (a caller that knows no more records are coming) and `flush` skip the wait. The
+ * file is read once, by the first write, so other feeds' times are kept; the data_dir lock
+ * makes this process its only writer.
  *
  * Every write is atomic (temp file + rename), but only `flush`, at the end of a run, makes the
  * newest file durable (fsync of the file, then of the directory, once): a completed rename
@@ -145,21 +149,38 @@ export class LastSuccessFile {
   #pending = new Map<string, Date>();
   #waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
   #writing: Promise<void> | null = null;
+  /** The next write, waiting for its slot. */
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #lastWriteAt = -Infinity;
+  /** writeNow was called: what is pending goes as soon as the write under way ends. */
+  #urgent = false;
   /** Whether a write since the last flush is not yet on disk. */
   #unsynced = false;
+  readonly #spacingMs: number;
 
-  constructor(readonly path: string) {}
+  constructor(readonly path: string, options: { spacingMs?: number } = {}) {
+    this.#spacingMs = options.spacingMs ?? DEFAULT_SPACING_MS;
+  }
 
   record(feed: string, at: Date): Promise<void> {
     this.#pending.set(feed, at);
     const done = new Promise<void>((resolve, reject) => this.#waiters.push({ resolve, reject }));
-    if (!this.#writing) this.#writing = this.#drain();
+    this.#schedule(false);
     return done;
   }
 
-  /** Waits for the writes under way, then makes the file as last written durable. */
+  /** Writes what is recorded and not yet written without waiting for the next slot. */
+  writeNow(): void {
+    this.#urgent = true;
+    this.#schedule(true);
+  }
+
+  /** Writes what is pending, waits for the writes under way, then makes the file durable. */
   async flush(): Promise<void> {
-    while (this.#writing) await this.#writing;
+    while (this.#writing || this.#pending.size > 0) {
+      this.#schedule(true);
+      await this.#writing;
+    }
     if (!this.#unsynced) return;
     const { dir } = split(this.path);
     try {
@@ -176,32 +197,56 @@ export class LastSuccessFile {
     this.#unsynced = false;
   }
 
-  async #drain(): Promise<void> {
-    while (this.#pending.size > 0) {
-      const batch = this.#pending;
-      const waiters = this.#waiters;
-      this.#pending = new Map();
-      this.#waiters = [];
-      try {
-        const first = this.#lines === null;
-        if (first) await removeStaleTemps(this.path);
-        const lines = new Map(this.#lines ?? []);
-        if (first) {
-          for (const [name, at] of await readLastSuccess(this.path)) {
-            lines.set(name, formatLine(name, at));
-          }
-        }
-        for (const [name, at] of batch) lines.set(name, formatLine(name, at));
-        let text = "";
-        for (const line of lines.values()) text += line;
-        await writeFileAtomic(this.path, text, { durable: false, makeDir: first });
-        this.#lines = lines;
-        this.#unsynced = true;
-        for (const w of waiters) w.resolve();
-      } catch (error) {
-        for (const w of waiters) w.reject(error);
-      }
+  /** Starts the next write now, or when its slot comes (a write under way starts it after). */
+  #schedule(now: boolean): void {
+    if (this.#pending.size === 0 || this.#writing) return;
+    const wait = now || this.#urgent ? 0 : this.#lastWriteAt + this.#spacingMs - performance.now();
+    if (wait > 0) {
+      this.#timer ??= setTimeout(() => {
+        this.#timer = undefined;
+        this.#schedule(true);
+      }, wait);
+      return;
     }
-    this.#writing = null;
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    this.#writing = this.#write();
+  }
+
+  async #write(): Promise<void> {
+    this.#lastWriteAt = performance.now();
+    this.#urgent = false;
+    const batch = this.#pending;
+    const waiters = this.#waiters;
+    this.#pending = new Map();
+    this.#waiters = [];
+    try {
+      const first = this.#lines === null;
+      if (first) await removeStaleTemps(this.path);
+      const lines = new Map(this.#lines ?? []);
+      if (first) {
+        for (const [name, at] of await readLastSuccess(this.path)) {
+          lines.set(name, formatLine(name, at));
+        }
+      }
+      for (const [name, at] of batch) lines.set(name, formatLine(name, at));
+      let text = "";
+      for (const line of lines.values()) text += line;
+      await writeFileAtomic(this.path, text, { durable: false, makeDir: first });
+      this.#lines = lines;
+      this.#unsynced = true;
+      for (const w of waiters) w.resolve();
+    } catch (error) {
+      for (const w of waiters) w.reject(error);
+    } finally {
+      this.#writing = null;
+    }
+    // Records that came meanwhile: their slot is spacingMs after this write's start.
+    this.#schedule(false);
   }
 }
+
+/** Writes start at least this far apart (records in between are written together). */
+const DEFAULT_SPACING_MS = 10;

@@ -114,3 +114,23 @@ Deno.test("flush fails with the path when the file cannot be made durable", asyn
     return true;
   });
 });
+
+Deno.test("records within the spacing wait for the next write; writeNow and flush do not", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/last.yml`;
+  // Writes an hour apart: only writeNow and flush can get a second one out.
+  const file = new LastSuccessFile(path, { spacingMs: 3_600_000 });
+  const at = new Date("2024-05-01T12:00:00Z");
+  await file.record("a", at); // the first write goes at once
+  const b = file.record("b", at);
+  const c = file.record("c", at);
+  assert.deepEqual([...(await readLastSuccess(path)).keys()], ["a"]);
+  file.writeNow();
+  await Promise.all([b, c]);
+  assert.deepEqual([...(await readLastSuccess(path)).keys()], ["a", "b", "c"]);
+  const d = file.record("d", at);
+  await file.flush();
+  assert.deepEqual([...(await readLastSuccess(path)).keys()], ["a", "b", "c", "d"]);
+  await d;
+  await Deno.remove(dir, { recursive: true });
+});
