@@ -12,7 +12,7 @@ export interface ReadOptions {
   /** A hint; a mismatch with the detected format is a warning. */
   type: FeedType;
   /** Stored per URL from the last successful run. */
-  validators?: Map<string, Validators>;
+  validators?: ReadonlyMap<string, Validators>;
   /** Proxy client from src/net (undefined = direct). */
   client?: Deno.HttpClient;
   /** Default 30000, the whole request including the body. */

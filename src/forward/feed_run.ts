@@ -13,7 +13,7 @@ import type { Semaphore, Turn } from "./turns.ts";
 export interface ForwardState {
   /** Whether the feed had its first sighting, and which of `ids` it has seen. */
   lookup(feed: string, ids: readonly string[]): Promise<{ known: boolean; seen: Set<string> }>;
-  validators(feed: string): Promise<Map<string, Validators>>;
+  validators(feed: string): Promise<ReadonlyMap<string, Validators>>;
   recordFirstSighting(feed: string, skipped: readonly Entry[], at: Date): Promise<void>;
   markSent(feed: string, entry: Entry, chat: string, messageId: number, at: Date): Promise<void>;
   finishRun(run: RunRecord, validators?: Map<string, Validators>): Promise<void>;
@@ -160,16 +160,21 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
   };
 }
 
-function sameValidators(a: Map<string, Validators>, b: Map<string, Validators>): boolean {
-  const meaningful = [...b].filter(([, v]) =>
-    v.etag !== null || v.lastModified !== null || v.bodyHash !== null
-  );
-  if (meaningful.length !== a.size) return false;
-  return meaningful.every(([url, v]) => {
+function sameValidators(
+  a: ReadonlyMap<string, Validators>,
+  b: ReadonlyMap<string, Validators>,
+): boolean {
+  let meaningful = 0;
+  for (const [url, v] of b) {
+    if (v.etag === null && v.lastModified === null && v.bodyHash === null) continue;
+    meaningful++;
     const old = a.get(url);
-    return old !== undefined && old.etag === v.etag && old.lastModified === v.lastModified &&
-      old.bodyHash === v.bodyHash;
-  });
+    if (
+      old === undefined || old.etag !== v.etag || old.lastModified !== v.lastModified ||
+      old.bodyHash !== v.bodyHash
+    ) return false;
+  }
+  return meaningful === a.size;
 }
 
 async function deliver(

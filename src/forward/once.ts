@@ -102,8 +102,11 @@ export async function runOnce(options: OnceOptions): Promise<OnceSummary> {
   try {
     results = await Promise.all(runs);
   } finally {
-    await settle("the runs of unchanged feeds could not be recorded", options.state.flush?.());
-    await settle("the last-success file could not be flushed", options.successLog.flush?.());
+    // Independent: the database's commit and the file's fsync overlap.
+    await Promise.all([
+      settle("the runs of unchanged feeds could not be recorded", options.state.flush?.()),
+      settle("the last-success file could not be flushed", options.successLog.flush?.()),
+    ]);
   }
   return { results, fatal };
 
