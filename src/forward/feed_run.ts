@@ -4,7 +4,7 @@ import type { Logger } from "../log/logger.ts";
 import type { Outbox } from "../messenger/bot_api.ts";
 import { MessengerFatalError } from "../messenger/errors.ts";
 import { formatMessage } from "../messenger/format.ts";
-import type { RunRecord } from "../store/db.ts";
+import type { RunCounts, RunRecord } from "../store/db.ts";
 import { firstSighting } from "./first_sighting.ts";
 import type { FeedReader, Validators } from "./reader.ts";
 import type { Semaphore, Turn } from "./turns.ts";
@@ -30,20 +30,8 @@ export interface SuccessLog {
   flush?(): Promise<void>;
 }
 
-export interface FeedResult {
-  feed: string;
+export interface FeedResult extends RunCounts {
   channel: string;
-  /** Entries the feed holds now. */
-  fetched: number;
-  /** Entries this run set out to send (not seen before, after the first-sighting limit). */
-  new: number;
-  sent: number;
-  /** Entries left unsent by a failure; the next run sends them. */
-  failed: number;
-  /** Entries held back by the first-sighting limit (recorded as seen, never sent). */
-  skipped: number;
-  /** Why the feed failed; null when it succeeded. */
-  error: string | null;
 }
 
 export interface FeedRunContext {

@@ -19,18 +19,27 @@ export interface StoredValidators {
 const meaningful = (v: StoredValidators) =>
   v.etag !== null || v.lastModified !== null || v.bodyHash !== null;
 
-/** What one feed run did, as recorded in `runs`. */
-export interface RunRecord {
+/** What a feed run counted; the forwarder reports these and `runs` records them. */
+export interface RunCounts {
   feed: string;
+  /** Entries the feed holds now. */
+  fetched: number;
+  /** Entries this run set out to send (not seen before, after the first-sighting limit). */
+  new: number;
+  sent: number;
+  /** Entries left unsent by a failure; the next run sends them. */
+  failed: number;
+  /** Entries held back by the first-sighting limit (recorded as seen, never sent). */
+  skipped: number;
+  /** Why the feed failed; null when it succeeded. */
+  error: string | null;
+}
+
+/** What one feed run did, as recorded in `runs`. */
+export interface RunRecord extends RunCounts {
   startedAt: Date;
   finishedAt: Date;
   outcome: "ok" | "failed";
-  fetched: number;
-  new: number;
-  sent: number;
-  failed: number;
-  skipped: number;
-  error: string | null;
 }
 
 export const DB_FILE = "courier.db";
