@@ -1,4 +1,4 @@
-import { type Client, createClient, type InStatement } from "@libsql/client";
+import { type Client, createClient, type InStatement, type ResultSet } from "@libsql/client";
 import type { Entry } from "../feeds/entry.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
 
@@ -111,6 +111,7 @@ export class Store {
         }
       } else {
         await store.migrate(version);
+        await store.#loadLatestNoOps();
       }
     } catch (error) {
       client.close();
@@ -291,6 +292,11 @@ export class Store {
       if (this.#noOps.length >= NO_OP_BUFFER) await this.flush();
       return;
     }
+    // This run's row goes after any no-op run of the same feed still buffered, and a later
+    // no-op run of the feed must start a row of its own after this one.
+    if (this.#noOps.some((row) => row[0] === run.feed)) await this.flush();
+    this.#latestNoOps.delete(run.feed);
+    this.#otherRunQueued.set(run.feed, ++this.#runsQueued);
     const insert: InStatement = {
       sql: `INSERT INTO runs (feed, started_at, finished_at, outcome, fetched, new, sent, failed,
               skipped, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -319,26 +325,79 @@ export class Store {
 
   /**
    * Writes the buffered rows of no-op runs (succeeded, nothing new, sent, failed or skipped,
-   * validators unchanged) in one statement. Called by the run's end (and by finishRun when the
-   * buffer is full): a process killed before then loses only these history rows, never
+   * validators unchanged), in one transaction. Called by the run's end (and by finishRun when
+   * the buffer is full): a process killed before then loses only these history rows, never
    * delivery state: entries, validators and every run that did something are written when
    * they happen.
+   *
+   * A no-op run whose feed's latest row is a no-op run with the same count of entries extends
+   * that row (its finished_at and run_count) instead of adding one: the steady state of a
+   * feed checked every few minutes would otherwise add a row per check for ever, and updating
+   * rows in place leaves the runs_by_feed index alone (inserting into it, at a page per feed,
+   * was most of a steady-state run's database time).
    */
   async flush(): Promise<void> {
     if (this.#noOps.length === 0) return;
     const rows = this.#noOps;
     this.#noOps = [];
-    await this.#commit([{
-      sql: `INSERT INTO runs (feed, started_at, finished_at, outcome, fetched, new, sent, failed,
-              skipped, error)
-            SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5,
-              value ->> 6, value ->> 7, value ->> 8, value ->> 9
-            FROM json_each(?)`,
-      args: [JSON.stringify(rows)],
-    }]);
+    const queuedBefore = this.#runsQueued;
+    const extend: [number, string][] = [];
+    const insert: RunRow[] = [];
+    for (const row of rows) {
+      const latest = this.#latestNoOps.get(row[0]);
+      if (latest !== undefined && latest.fetched === row[4]) extend.push([latest.id, row[2]]);
+      else insert.push(row);
+    }
+    const statements: InStatement[] = [];
+    if (extend.length > 0) {
+      statements.push({
+        sql: `UPDATE runs SET finished_at = j.value ->> 1, run_count = run_count + 1
+              FROM json_each(?) AS j WHERE runs.id = j.value ->> 0`,
+        args: [JSON.stringify(extend)],
+      });
+    }
+    if (insert.length > 0) {
+      statements.push({
+        sql: `INSERT INTO runs (feed, started_at, finished_at, outcome, fetched, new, sent, failed,
+                skipped, error)
+              SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5,
+                value ->> 6, value ->> 7, value ->> 8, value ->> 9
+              FROM json_each(?)
+              RETURNING id, feed, fetched`,
+        args: [JSON.stringify(insert)],
+      });
+    }
+    const results = await this.#commit(statements);
+    if (insert.length === 0) return;
+    for (const row of results[results.length - 1].rows) {
+      const feed = String(row[1]);
+      // A run that did something, queued meanwhile, comes after this row: it is the latest.
+      if ((this.#otherRunQueued.get(feed) ?? 0) > queuedBefore) continue;
+      this.#latestNoOps.set(feed, { id: Number(row[0]), fetched: Number(row[2]) });
+    }
   }
 
   #noOps: RunRow[] = [];
+
+  /** Each feed whose latest runs row stands for no-op runs: that row's id and fetched count. */
+  #latestNoOps = new Map<string, { id: number; fetched: number }>();
+  /** Counts runs that did something as their rows are queued; each feed's latest number. */
+  #runsQueued = 0;
+  #otherRunQueued = new Map<string, number>();
+
+  /** Loads #latestNoOps: once, at open; this process then keeps it current (it holds the lock). */
+  async #loadLatestNoOps(): Promise<void> {
+    // SQLite takes the bare columns from the row holding max(id).
+    const rs = await this.client.execute(
+      `SELECT feed, max(id), fetched, outcome = 'ok' AND new = 0 AND sent = 0 AND failed = 0
+         AND skipped = 0 AND error IS NULL
+       FROM runs GROUP BY feed`,
+    );
+    for (const row of rs.rows) {
+      if (Number(row[3]) !== 1) continue;
+      this.#latestNoOps.set(String(row[0]), { id: Number(row[1]), fetched: Number(row[2]) });
+    }
+  }
 
   /**
    * Commits `statements` as one transaction, or together with those of other callers waiting
@@ -346,14 +405,18 @@ export class Store {
    * queue up, and all of them share the next one. Each caller resolves only once its
    * statements are committed, so nothing is acknowledged before it is stored.
    */
-  #commit(statements: InStatement[]): Promise<void> {
+  #commit(statements: InStatement[]): Promise<ResultSet[]> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ statements, resolve, reject });
       this.#committing ??= this.#drain();
     });
   }
 
-  #queue: { statements: InStatement[]; resolve: () => void; reject: (e: unknown) => void }[] = [];
+  #queue: {
+    statements: InStatement[];
+    resolve: (results: ResultSet[]) => void;
+    reject: (e: unknown) => void;
+  }[] = [];
   #committing: Promise<void> | null = null;
 
   async #drain(): Promise<void> {
@@ -362,8 +425,12 @@ export class Store {
         const group = this.#queue;
         this.#queue = [];
         try {
-          await this.client.batch(group.flatMap((g) => g.statements), "write");
-          for (const g of group) g.resolve();
+          const results = await this.client.batch(group.flatMap((g) => g.statements), "write");
+          let at = 0;
+          for (const g of group) {
+            g.resolve(results.slice(at, at + g.statements.length));
+            at += g.statements.length;
+          }
         } catch (error) {
           if (group.length === 1) {
             group[0].reject(error);
@@ -371,7 +438,7 @@ export class Store {
           }
           // Each caller on its own, so a failure is charged to the statements that caused it.
           for (const g of group) {
-            await this.client.batch(g.statements, "write").then(() => g.resolve(), g.reject);
+            await this.client.batch(g.statements, "write").then(g.resolve, g.reject);
           }
         }
       }

@@ -54,6 +54,9 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   ],
   // 2: the hash of the body each URL's validators were taken with (an identical 200 is a 304).
   [`ALTER TABLE validators ADD COLUMN body_hash TEXT`],
+  // 3: a runs row may stand for several consecutive no-op runs of its feed (steady state
+  // would otherwise add a row per feed per run, for ever).
+  [`ALTER TABLE runs ADD COLUMN run_count INTEGER NOT NULL DEFAULT 1`],
 ];
 
 /** The schema version this build writes and understands. */

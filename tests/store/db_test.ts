@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { dbPath, Store, StoreError } from "../../src/store/db.ts";
-import { SCHEMA_VERSION } from "../../src/store/migrations.ts";
+import { dbPath, type RunRecord, Store, StoreError } from "../../src/store/db.ts";
+import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import type { Entry } from "../../src/feeds/entry.ts";
 import { createClient } from "@libsql/client";
 
@@ -266,6 +266,113 @@ Deno.test("no-op runs are held back until flush (or a full buffer); others are w
     assert.ok(await count() >= 3 + 256, "a full buffer is written without waiting for flush");
     await store.flush();
     assert.equal(await count(), 303);
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("consecutive no-op runs of a feed share one row; anything else starts a new one", async () => {
+  const { store, dir } = await openTemp();
+  let minute = 0;
+  const run = (feed: string, more: Partial<RunRecord> = {}) => {
+    minute++;
+    return {
+      feed,
+      startedAt: new Date(Date.UTC(2024, 4, 1, 12, minute, 0)),
+      finishedAt: new Date(Date.UTC(2024, 4, 1, 12, minute, 1)),
+      outcome: "ok" as const,
+      fetched: 0,
+      new: 0,
+      sent: 0,
+      failed: 0,
+      skipped: 0,
+      error: null,
+      ...more,
+    };
+  };
+  const rows = () =>
+    store.query(
+      "SELECT feed, started_at, finished_at, run_count, outcome, fetched FROM runs ORDER BY id",
+    );
+  let reopened: Store | null = null;
+  try {
+    for (let i = 0; i < 3; i++) {
+      await store.finishRun(run("a"));
+      await store.finishRun(run("b"));
+      await store.flush();
+    }
+    assert.deepEqual(await rows(), [
+      ["a", "2024-05-01T12:01:00.000Z", "2024-05-01T12:05:01.000Z", 3, "ok", 0],
+      ["b", "2024-05-01T12:02:00.000Z", "2024-05-01T12:06:01.000Z", 3, "ok", 0],
+    ]);
+    // A failure, then no-op runs again: a new row after the failure's.
+    await store.finishRun(run("a", { outcome: "failed", error: "HTTP 500" }));
+    await store.finishRun(run("a"));
+    await store.flush();
+    // A different count of entries is a different row too.
+    await store.finishRun(run("b", { fetched: 4 }));
+    await store.flush();
+    assert.deepEqual((await rows()).slice(2), [
+      ["a", "2024-05-01T12:07:00.000Z", "2024-05-01T12:07:01.000Z", 1, "failed", 0],
+      ["a", "2024-05-01T12:08:00.000Z", "2024-05-01T12:08:01.000Z", 1, "ok", 0],
+      ["b", "2024-05-01T12:09:00.000Z", "2024-05-01T12:09:01.000Z", 1, "ok", 4],
+    ]);
+    // A no-op run buffered when a run of the same feed that did something comes is written
+    // first, so the rows stay in the order the runs happened.
+    await store.finishRun(run("b", { fetched: 4 }));
+    await store.finishRun(run("b", { new: 1, sent: 1, fetched: 4 }));
+    await store.finishRun(run("b", { fetched: 4 }));
+    await store.flush();
+    assert.deepEqual(
+      (await store.query("SELECT feed, run_count, sent FROM runs ORDER BY id")).slice(4),
+      [["b", 2, 0], ["b", 1, 1], ["b", 1, 0]],
+    );
+    store.close();
+    // A later process carries on with the rows the last one left.
+    reopened = (await Store.open(`${dir}/db/nested`))!;
+    await reopened.finishRun(run("a"));
+    await reopened.finishRun(run("b", { fetched: 4 }));
+    await reopened.flush();
+    assert.deepEqual(
+      await reopened.query("SELECT feed, run_count FROM runs ORDER BY id"),
+      [["a", 3], ["b", 3], ["a", 1], ["a", 2], ["b", 2], ["b", 1], ["b", 2]],
+    );
+  } finally {
+    (reopened ?? store).close();
+  }
+});
+
+Deno.test("a version 2 database keeps its runs, each counted as one run", async () => {
+  const dir = await Deno.makeTempDir();
+  const client = createClient({ url: `file:${dbPath(dir)}` });
+  for (const [v, statements] of MIGRATIONS.slice(0, 2).entries()) {
+    await client.batch([...statements, `PRAGMA user_version = ${v + 1}`], "write");
+  }
+  await client.execute(
+    `INSERT INTO runs (feed, started_at, finished_at, outcome, fetched, new, sent, failed, skipped)
+     VALUES ('a', '2024-05-01T12:00:00.000Z', '2024-05-01T12:00:01.000Z', 'ok', 0, 0, 0, 0, 0)`,
+  );
+  client.close();
+  const store = (await Store.open(dir))!;
+  try {
+    assert.equal(await store.version(), SCHEMA_VERSION);
+    assert.deepEqual(await store.query("SELECT feed, run_count FROM runs"), [["a", 1]]);
+    await store.finishRun({
+      feed: "a",
+      startedAt: new Date("2024-05-01T12:05:00Z"),
+      finishedAt: new Date("2024-05-01T12:05:01Z"),
+      outcome: "ok",
+      fetched: 0,
+      new: 0,
+      sent: 0,
+      failed: 0,
+      skipped: 0,
+      error: null,
+    });
+    await store.flush();
+    assert.deepEqual(await store.query("SELECT feed, finished_at, run_count FROM runs"), [
+      ["a", "2024-05-01T12:05:01.000Z", 2],
+    ]);
   } finally {
     store.close();
   }
