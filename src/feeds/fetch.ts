@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { redactUrl } from "../log/secret.ts";
 import { VERSION } from "../version.ts";
+import { bodyHashOf } from "./body_hash.ts";
 import { FeedError } from "./errors.ts";
 
 /** HTTP validators kept per URL for conditional GET. */
@@ -8,8 +8,9 @@ export interface Validators {
   etag: string | null;
   lastModified: string | null;
   /**
-   * SHA-256 of what the last read parsed (final URL, content type, decompressed body): a 200
-   * with the same hash is as unchanged as a 304, so it need not be parsed again.
+   * Hash of what the last read parsed (final URL, content type, decompressed body; see
+   * bodyHashOf): a 200 with the same hash is as unchanged as a 304, so it need not be parsed
+   * again.
    */
   bodyHash: string | null;
 }
@@ -105,21 +106,6 @@ function validatorsOf(headers: Headers, previous: Validators | undefined, bodyHa
     lastModified: headers.get("last-modified") ?? previous?.lastModified ?? null,
     bodyHash: bodyHash ?? previous?.bodyHash ?? null,
   };
-}
-
-/**
- * Identifies what parsing a body yields: the bytes, and the final URL (the base of relative
- * links) and content type (its charset) they are read with. SHA-256 through node:crypto, which
- * hashes synchronously: crypto.subtle.digest gives the same hash but hands each call to a
- * thread, ~55 µs per call against ~10 µs for a 15 kB body.
- */
-export function bodyHashOf(
-  finalUrl: string,
-  contentType: string | null,
-  body: Uint8Array,
-): string {
-  return createHash("sha256").update(`${finalUrl}\n${contentType ?? ""}\n`).update(body)
-    .digest("hex");
 }
 
 /** One line, with any credentials in URLs it quotes (proxy errors do) masked. */

@@ -11,7 +11,7 @@ export class StoreError extends Error {
 export interface StoredValidators {
   etag: string | null;
   lastModified: string | null;
-  /** SHA-256 of the body (with final URL and content type) the last successful run read. */
+  /** Hash of the body (with final URL and content type) the last successful run read. */
   bodyHash: string | null;
 }
 

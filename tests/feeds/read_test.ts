@@ -32,7 +32,7 @@ Deno.test("readFeed: fetches, parses, sends the courier User-Agent and stores va
       etag: '"rss20.xml-v1"',
       lastModified: "Mon, 01 Jan 2024 00:00:00 GMT",
     });
-    assert.match(bodyHash ?? "", /^[0-9a-f]{64}$/);
+    assert.match(bodyHash ?? "", /^xxh64:[0-9a-f]{16}$/);
     assert.deepEqual(read.notModified, []);
     assert.equal(USER_AGENT, `courier/${VERSION}`);
     assert.equal(server.requests[0].headers.get("user-agent"), USER_AGENT);
