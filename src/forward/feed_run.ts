@@ -93,14 +93,17 @@ export async function runFeed(
       result.error = ctx.signal.aborted ? stopped(ctx.signal) : messageOf(error);
       return await finish(result, startedAt, undefined, ctx);
     }
-    try {
-      await abortable(turn.ready, ctx.signal);
-      await deliver(feed, toSend, result, ctx);
-    } catch (error) {
-      const fatal = error instanceof MessengerFatalError;
-      if (fatal) ctx.onFatal?.(error);
-      result.error = ctx.signal.aborted && !fatal ? stopped(ctx.signal) : messageOf(error);
-      result.failed = result.new - result.sent;
+    // Nothing to send (the steady state): no need to wait for the channel.
+    if (toSend.length > 0) {
+      try {
+        await abortable(turn.ready, ctx.signal);
+        await deliver(feed, toSend, result, ctx);
+      } catch (error) {
+        const fatal = error instanceof MessengerFatalError;
+        if (fatal) ctx.onFatal?.(error);
+        result.error = ctx.signal.aborted && !fatal ? stopped(ctx.signal) : messageOf(error);
+        result.failed = result.new - result.sent;
+      }
     }
   } finally {
     turn.done();

@@ -2,7 +2,11 @@
 export interface Turn {
   /** Resolves when every earlier feed of the channel has finished delivering. */
   ready: Promise<void>;
-  /** Hands the channel to the next feed; call exactly once, whatever happened. */
+  /**
+   * Hands the channel to the next feed; call exactly once, whatever happened. Called before
+   * `ready` (a feed with nothing to send need not wait), it hands over once the earlier feeds
+   * have finished, so the order still holds.
+   */
   done(): void;
 }
 
@@ -17,10 +21,10 @@ export class ChannelTurns {
 
   take(channel: string): Turn {
     const previous = this.#tails.get(channel) ?? Promise.resolve();
-    let done!: () => void;
-    const finished = new Promise<void>((resolve) => (done = resolve));
+    let resolve!: () => void;
+    const finished = new Promise<void>((r) => (resolve = r));
     this.#tails.set(channel, finished);
-    return { ready: previous, done };
+    return { ready: previous, done: () => void previous.then(resolve) };
   }
 }
 

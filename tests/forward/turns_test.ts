@@ -49,3 +49,21 @@ Deno.test("turns: a channel's turns go in the order taken; channels are independ
   await Promise.all(waits);
   assert.deepEqual(order, ["a1", "b1", "a2"]);
 });
+
+Deno.test("turns: a turn done before it was ready hands over only after the earlier ones", async () => {
+  const turns = new ChannelTurns();
+  const first = turns.take("@a");
+  const idle = turns.take("@a"); // nothing to send: done at once, without waiting
+  const last = turns.take("@a");
+  const order: string[] = [];
+  const lastReady = last.ready.then(() => order.push("last"));
+  idle.done();
+  await first.ready;
+  // Let every settled promise run: the last turn must still be waiting for the first.
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+  assert.equal(order.length, 0);
+  order.push("first done");
+  first.done();
+  await lastReady;
+  assert.deepEqual(order, ["first done", "last"]);
+});
