@@ -122,6 +122,11 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
     signal: ctx.signal,
   });
   for (const warning of read.warnings) ctx.logger.warn(warning, { feed: feed.name });
+  // Unchanged since a successful read (the steady state): no entries, and that read made the
+  // feed known, so there is nothing to look up.
+  if (read.notModified.length > 0) {
+    return { send: [], skipped: 0, fetched: 0, validators: changedOrNot(validators, read) };
+  }
   const { known, seen } = await ctx.state.lookup(feed.name, read.entries.map((e) => e.id));
   const unseen = read.entries.filter((e) => !seen.has(e.id));
   let send = unseen;
@@ -141,14 +146,20 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
       });
     }
   }
-  // Unchanged validators need no write (the common steady state).
-  const changed = !sameValidators(validators, read.validators);
   return {
     send,
     skipped,
     fetched: read.entries.length,
-    validators: changed ? read.validators : undefined,
+    validators: changedOrNot(validators, read),
   };
+}
+
+/** The validators to store, or undefined when they are the stored ones (no write needed). */
+function changedOrNot(
+  stored: ReadonlyMap<string, Validators>,
+  read: { validators: Map<string, Validators> },
+): Map<string, Validators> | undefined {
+  return sameValidators(stored, read.validators) ? undefined : read.validators;
 }
 
 function sameValidators(

@@ -128,6 +128,26 @@ function formatLine(name: string, at: Date): string {
 }
 
 /**
+ * formatLine for a file written many times by one process: each feed's quoted name and each
+ * second's time are made once (hundreds of feeds succeed within the same few seconds).
+ */
+function lineFormatter(): (name: string, at: Date) => string {
+  const quoted = new Map<string, string>();
+  let second = NaN;
+  let time = "";
+  return (name, at) => {
+    let key = quoted.get(name);
+    if (key === undefined) quoted.set(name, key = `${JSON.stringify(name)}: `);
+    const s = Math.floor(at.getTime() / 1000);
+    if (s !== second) {
+      time = rfc3339(at);
+      second = s;
+    }
+    return `${key}${time}\n`;
+  };
+}
+
+/**
  * The last-success file of one process. `record` updates one feed's time and resolves once a
  * file holding it is in place. Records are coalesced: the ones that come while a write is under
  * way, or within `spacingMs` of the start of the last write, are written together by the next
@@ -150,6 +170,7 @@ export class LastSuccessFile {
   /** Each feed's line as last written, in file order; null until the file was read. */
   #lines: Map<string, string> | null = null;
   #pending = new Map<string, Date>();
+  readonly #format = lineFormatter();
   #waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
   #writing: Promise<void> | null = null;
   /** The next write, waiting for its slot. */
@@ -234,7 +255,7 @@ export class LastSuccessFile {
           lines.set(name, formatLine(name, at));
         }
       }
-      for (const [name, at] of batch) lines.set(name, formatLine(name, at));
+      for (const [name, at] of batch) lines.set(name, this.#format(name, at));
       let text = "";
       for (const line of lines.values()) text += line;
       await writeFileAtomic(this.path, text, { durable: false, makeDir: first });
