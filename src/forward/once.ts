@@ -54,10 +54,17 @@ export async function runOnce(options: OnceOptions): Promise<OnceSummary> {
   };
 
   // The last-success file coalesces records by waiting a little before each write; once every
-  // feed has recorded its success or finished without one, nothing else is coming.
+  // feed has recorded its success or finished without one, nothing else is coming. Every run
+  // row has been handed to the state by then too, so its end-of-run write starts at the same
+  // time (the database works on this thread, the file's writes on others).
   let unsettled = options.feeds.length;
+  let stateFlush: Promise<void> | undefined;
   const settled = () => {
-    if (--unsettled === 0) options.successLog.writeNow?.();
+    if (--unsettled > 0) return;
+    options.successLog.writeNow?.();
+    stateFlush = options.state.flush?.();
+    // Awaited at the end; until then a failure must not count as unhandled.
+    stateFlush?.catch(() => {});
   };
 
   const runs = options.feeds.map(async (feed) => {
@@ -104,7 +111,10 @@ export async function runOnce(options: OnceOptions): Promise<OnceSummary> {
   } finally {
     // Independent: the database's commit and the file's fsync overlap.
     await Promise.all([
-      settle("the runs of unchanged feeds could not be recorded", options.state.flush?.()),
+      settle(
+        "the runs of unchanged feeds could not be recorded",
+        stateFlush ?? options.state.flush?.(),
+      ),
       settle("the last-success file could not be flushed", options.successLog.flush?.()),
     ]);
   }

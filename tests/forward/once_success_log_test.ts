@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { runOnce } from "../../src/forward/once.ts";
-import type { SuccessLog } from "../../src/forward/feed_run.ts";
+import type { ForwardState, SuccessLog } from "../../src/forward/feed_run.ts";
 import { Store } from "../../src/store/db.ts";
 import { LastSuccessFile, readLastSuccess } from "../../src/store/last_success.ts";
 import {
@@ -56,6 +56,67 @@ Deno.test("runOnce tells the success log to write once the last feed settled, ev
     assert.equal(r.results[1].error, "https://feeds.example/bad.xml: HTTP 500");
     assert.deepEqual(log.events.slice(0, 2).sort(), ["record a", "record b"]);
     assert.deepEqual(log.events.slice(2), ["writeNow"]);
+  } finally {
+    store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the state's end-of-run write starts with the success log's, not after it", async () => {
+  const dir = await Deno.makeTempDir();
+  const store = (await Store.open(dir))!;
+  try {
+    const reader = new StubReader();
+    reader.feeds.set(url("a"), [makeEntry("a1")]);
+    reader.feeds.set(url("b"), [makeEntry("b1")]);
+    await runOnce({
+      feeds: [makeFeed("a"), makeFeed("b")],
+      read: reader.read,
+      state: store,
+      outbox: new RecordingOutbox(),
+      successLog: new EventLog(),
+      logger: memoryLogger().logger,
+      concurrency: 2,
+    });
+    const events: string[] = [];
+    // The file's writes finish a task later than they were asked for, like real file I/O.
+    const log: SuccessLog = {
+      record: (feed) =>
+        new Promise((resolve) =>
+          setTimeout(() => {
+            events.push(`written ${feed}`);
+            resolve();
+          }, 0)
+        ),
+      writeNow: () => events.push("writeNow"),
+    };
+    const state: ForwardState = {
+      lookup: (feed, ids) => store.lookup(feed, ids),
+      validators: (feed) => store.validators(feed),
+      recordFirstSighting: (feed, skipped, at) => store.recordFirstSighting(feed, skipped, at),
+      markSent: (feed, entry, chat, id, at) => store.markSent(feed, entry, chat, id, at),
+      finishRun: (run, validators) => store.finishRun(run, validators),
+      flush: () => {
+        events.push("state flush");
+        return store.flush();
+      },
+    };
+    await runOnce({
+      feeds: [makeFeed("a"), makeFeed("b")],
+      read: reader.read,
+      state,
+      outbox: new RecordingOutbox(),
+      successLog: log,
+      logger: memoryLogger().logger,
+      concurrency: 2,
+    });
+    assert.deepEqual(events, ["writeNow", "state flush", "written a", "written b"]);
+    assert.deepEqual(await store.query("SELECT feed, run_count FROM runs ORDER BY id"), [
+      ["a", 1],
+      ["b", 1],
+      ["a", 1],
+      ["b", 1],
+    ]);
   } finally {
     store.close();
     await Deno.remove(dir, { recursive: true });
