@@ -26,10 +26,20 @@ class EventLog implements SuccessLog {
   }
 }
 
-Deno.test("runOnce tells the success log to write once the last feed settled, even a failed one", async () => {
+/** Runs `test` with a fresh database in a temp directory, removed afterwards. */
+async function withStore(test: (store: Store, dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir();
   const store = (await Store.open(dir))!;
   try {
+    await test(store, dir);
+  } finally {
+    store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("runOnce tells the success log to write once the last feed settled, even a failed one", () =>
+  withStore(async (store) => {
     const reader = new StubReader();
     reader.feeds.set(url("a"), [makeEntry("a1")]);
     reader.feeds.set(url("b"), [makeEntry("b1")]);
@@ -56,16 +66,10 @@ Deno.test("runOnce tells the success log to write once the last feed settled, ev
     assert.equal(r.results[1].error, "https://feeds.example/bad.xml: HTTP 500");
     assert.deepEqual(log.events.slice(0, 2).sort(), ["record a", "record b"]);
     assert.deepEqual(log.events.slice(2), ["writeNow"]);
-  } finally {
-    store.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("the state's end-of-run write starts with the success log's, not after it", async () => {
-  const dir = await Deno.makeTempDir();
-  const store = (await Store.open(dir))!;
-  try {
+Deno.test("the state's end-of-run write starts with the success log's, not after it", () =>
+  withStore(async (store) => {
     const reader = new StubReader();
     reader.feeds.set(url("a"), [makeEntry("a1")]);
     reader.feeds.set(url("b"), [makeEntry("b1")]);
@@ -117,16 +121,10 @@ Deno.test("the state's end-of-run write starts with the success log's, not after
       ["a", 1],
       ["b", 1],
     ]);
-  } finally {
-    store.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("a run does not wait for the last-success file's next write slot", async () => {
-  const dir = await Deno.makeTempDir();
-  const store = (await Store.open(dir))!;
-  try {
+Deno.test("a run does not wait for the last-success file's next write slot", () =>
+  withStore(async (store, dir) => {
     const reader = new StubReader();
     for (const name of ["a", "b", "c"]) reader.feeds.set(url(name), [makeEntry(`${name}1`)]);
     // Slots an hour apart: only writeNow (and flush) can get the later records written.
@@ -146,8 +144,4 @@ Deno.test("a run does not wait for the last-success file's next write slot", asy
       "b",
       "c",
     ]);
-  } finally {
-    store.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));

@@ -15,6 +15,26 @@ function entry(id: string): Entry {
   };
 }
 
+/**
+ * A run record: by default a no-op run of `feed` (succeeded, nothing found or sent) that
+ * started at 12:00:00 and finished at 12:00:01 on 2024-05-01; `more` overrides.
+ */
+function runRecord(feed: string, more: Partial<RunRecord> = {}): RunRecord {
+  return {
+    feed,
+    startedAt: new Date("2024-05-01T12:00:00Z"),
+    finishedAt: new Date("2024-05-01T12:00:01Z"),
+    outcome: "ok",
+    fetched: 0,
+    new: 0,
+    sent: 0,
+    failed: 0,
+    skipped: 0,
+    error: null,
+    ...more,
+  };
+}
+
 async function openTemp(): Promise<{ store: Store; dir: string }> {
   const dir = await Deno.makeTempDir();
   const store = await Store.open(`${dir}/db/nested`);
@@ -111,18 +131,7 @@ Deno.test("seenIds handles more ids than one statement binds", async () => {
 
 Deno.test("validators are stored per feed and replaced only by a finished ok run", async () => {
   const { store } = await openTemp();
-  const run = {
-    feed: "news",
-    startedAt: new Date(),
-    finishedAt: new Date(),
-    outcome: "ok" as const,
-    fetched: 3,
-    new: 1,
-    sent: 1,
-    failed: 0,
-    skipped: 0,
-    error: null,
-  };
+  const run = runRecord("news", { fetched: 3, new: 1, sent: 1 });
   try {
     await store.finishRun(
       run,
@@ -191,18 +200,8 @@ Deno.test("lookup without ids answers known from memory, current after a first s
 
 Deno.test("runs finished at the same time commit together; a bad one fails alone", async () => {
   const { store } = await openTemp();
-  const run = (feed: string, outcome = "ok") => ({
-    feed,
-    startedAt: new Date(),
-    finishedAt: new Date(),
-    outcome: outcome as "ok",
-    fetched: 0,
-    new: 0,
-    sent: 0,
-    failed: 0,
-    skipped: 0,
-    error: null,
-  });
+  const run = (feed: string, outcome = "ok") =>
+    runRecord(feed, { outcome: outcome as RunRecord["outcome"] });
   try {
     const v = (tag: string) =>
       new Map([[`https://${tag}/feed`, { etag: `"${tag}"`, lastModified: null, bodyHash: null }]]);
@@ -232,18 +231,7 @@ Deno.test("runs finished at the same time commit together; a bad one fails alone
 
 Deno.test("no-op runs are held back until flush (or a full buffer); others are written at once", async () => {
   const { store } = await openTemp();
-  const run = (feed: string, sent = 0) => ({
-    feed,
-    startedAt: new Date("2024-05-01T12:00:00Z"),
-    finishedAt: new Date("2024-05-01T12:00:01Z"),
-    outcome: "ok" as const,
-    fetched: 3,
-    new: sent,
-    sent,
-    failed: 0,
-    skipped: 0,
-    error: null,
-  });
+  const run = (feed: string, sent = 0) => runRecord(feed, { fetched: 3, new: sent, sent });
   const count = async () => Number((await store.query("SELECT count(*) FROM runs"))[0][0]);
   try {
     await store.finishRun(run("idle"));
@@ -274,21 +262,14 @@ Deno.test("no-op runs are held back until flush (or a full buffer); others are w
 Deno.test("consecutive no-op runs of a feed share one row; anything else starts a new one", async () => {
   const { store, dir } = await openTemp();
   let minute = 0;
+  // Each run a minute after the one before.
   const run = (feed: string, more: Partial<RunRecord> = {}) => {
     minute++;
-    return {
-      feed,
+    return runRecord(feed, {
       startedAt: new Date(Date.UTC(2024, 4, 1, 12, minute, 0)),
       finishedAt: new Date(Date.UTC(2024, 4, 1, 12, minute, 1)),
-      outcome: "ok" as const,
-      fetched: 0,
-      new: 0,
-      sent: 0,
-      failed: 0,
-      skipped: 0,
-      error: null,
       ...more,
-    };
+    });
   };
   const rows = () =>
     store.query(
@@ -357,18 +338,10 @@ Deno.test("a version 2 database keeps its runs, each counted as one run", async 
   try {
     assert.equal(await store.version(), SCHEMA_VERSION);
     assert.deepEqual(await store.query("SELECT feed, run_count FROM runs"), [["a", 1]]);
-    await store.finishRun({
-      feed: "a",
+    await store.finishRun(runRecord("a", {
       startedAt: new Date("2024-05-01T12:05:00Z"),
       finishedAt: new Date("2024-05-01T12:05:01Z"),
-      outcome: "ok",
-      fetched: 0,
-      new: 0,
-      sent: 0,
-      failed: 0,
-      skipped: 0,
-      error: null,
-    });
+    }));
     await store.flush();
     assert.deepEqual(await store.query("SELECT feed, finished_at, run_count FROM runs"), [
       ["a", "2024-05-01T12:05:01.000Z", 2],
