@@ -410,13 +410,23 @@ export class Store {
   #runsQueued = 0;
   #otherRunQueued = new Map<string, number>();
 
-  /** Loads #latestNoOps: once, at open; this process then keeps it current (it holds the lock). */
+  /**
+   * Loads #latestNoOps: once, at open; this process then keeps it current (it holds the lock).
+   * Walks the runs_by_feed index from one feed to the next and takes each feed's latest row by
+   * start time (a feed's runs never overlap): a GROUP BY over `runs` read every row at each
+   * start-up, 93-162 ms for 200,000 rows against 3 ms.
+   */
   async #loadLatestNoOps(): Promise<void> {
-    // SQLite takes the bare columns from the row holding max(id).
     const rs = await this.client.execute(
-      `SELECT feed, max(id), fetched, outcome = 'ok' AND new = 0 AND sent = 0 AND failed = 0
-         AND skipped = 0 AND error IS NULL
-       FROM runs GROUP BY feed`,
+      `WITH RECURSIVE f(name) AS (
+         SELECT min(feed) FROM runs
+         UNION ALL
+         SELECT (SELECT min(feed) FROM runs WHERE feed > f.name) FROM f WHERE f.name IS NOT NULL)
+       SELECT r.feed, r.id, r.fetched, r.outcome = 'ok' AND r.new = 0 AND r.sent = 0
+         AND r.failed = 0 AND r.skipped = 0 AND r.error IS NULL
+       FROM f JOIN runs AS r ON r.id = (
+         SELECT id FROM runs WHERE feed = f.name ORDER BY started_at DESC, id DESC LIMIT 1)
+       WHERE f.name IS NOT NULL`,
     );
     for (const row of rs.rows) {
       if (Number(row[3]) !== 1) continue;
