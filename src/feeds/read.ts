@@ -98,10 +98,9 @@ export async function readFeed(options: ReadOptions): Promise<FeedRead> {
       maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
       signal: options.signal,
     });
-  // One URL (nearly every feed): no array of promises to build and wait for.
-  const fetched = options.urls.length === 1
-    ? [await fetchOne(options.urls[0], options.validators?.get(options.urls[0]))]
-    : await Promise.all(options.urls.map((url) => fetchOne(url, options.validators?.get(url))));
+  const fetched = await Promise.all(
+    options.urls.map((url) => fetchOne(url, options.validators?.get(url))),
+  );
   const validators = new Map<string, Validators>();
   options.urls.forEach((url, i) => validators.set(url, fetched[i].validators));
   if (options.urls.every((url, i) => unchanged(fetched[i], options.validators?.get(url)))) {
