@@ -1,25 +1,28 @@
 /**
  * Steady-state `courier once`: 500 local feeds × 50 entries, every entry already seen, so a run
- * is fetch + parse + "anything new?" + bookkeeping. Compared with a bare concurrent fetch of the
- * same URLs (fetch and read the bodies, nothing else) at the same concurrency, measured in the
- * same run. The feeds are served by a separate process, so the server's work is not on the
+ * is fetch + "anything new?" + bookkeeping. Compared with a bare concurrent fetch of the same
+ * URLs (plain GETs, bodies read, nothing else) at the same concurrency, measured in the same
+ * run. The feeds are served by a separate process, so the server's work is not on the
  * measured thread (on a 2-core machine it still competes for the CPU with both sides).
- * The server sends no validators, so every run fetches every body in full (the worst case;
- * with ETags most feeds would answer 304); courier then recognises each unchanged body by the
- * hash stored after the last successful run and does not parse it.
  *
- * Two comparisons: in-process (runOnce vs fetch loop) and whole processes (`courier once` vs a
- * `deno eval` fetch loop; both pay Deno's start-up).
+ * Three kinds of site:
+ * - with validators (ETag and Last-Modified, as static servers and most feed hosts send): the
+ *   steady state as it is in the field; courier asks conditionally and gets 304s, the bare
+ *   fetch downloads every body.
+ * - without validators (the worst case): every body comes in full and courier recognises it
+ *   unchanged by the hash stored after the last successful run, without parsing it. On
+ *   loopback a bare request costs ~50 µs of CPU, so every microsecond of courier's own work
+ *   shows; the "floor" line is the least a steady-state run can do per feed (fetch with
+ *   headers and a timeout, hash, compare, record the run and the success time) written as
+ *   one flat loop, to show how much of the ratio is the work itself.
+ * - 20 ms away, without validators: what real sites look like, where fetching dominates.
+ *
+ * In-process (runOnce vs a fetch loop) and whole processes (`courier once` vs a `deno eval`
+ * fetch loop; both pay Deno's start-up, courier also its own: modules, config, database).
  */
 import { stringify } from "yaml";
 import type { FeedSettings } from "../src/config/types.ts";
-import { readFeed } from "../src/feeds/mod.ts";
-import { runOnce } from "../src/forward/once.ts";
-import { Semaphore } from "../src/forward/turns.ts";
-import { createLogger } from "../src/log/logger.ts";
-import type { Outbox } from "../src/messenger/bot_api.ts";
-import { Store } from "../src/store/db.ts";
-import { LastSuccessFile } from "../src/store/last_success.ts";
+import { benchFeeds } from "./_once_side.ts";
 
 const FEEDS = 500;
 const ENTRIES = 50;
@@ -43,7 +46,8 @@ for (let f = 0; f < ${FEEDS}; f++) {
     "<title>Feed " + f + "</title><link>https://example.org/</link><description>d</description>" +
     items(f) + "</channel></rss>");
 }
-const [etags, delayMs] = [Deno.args[0] === "etag", Number(Deno.args[1] ?? 0)];
+const [validators, delayMs] = [Deno.args[0] === "validators", Number(Deno.args[1] ?? 0)];
+const lastModified = new Date(Date.UTC(2024, 0, 2)).toUTCString();
 const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: ({ port }) => console.log(port) },
   async (req) => {
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
@@ -51,17 +55,21 @@ const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: ({ port })
     const body = bodies.get(path);
     if (!body) return new Response("no", { status: 404 });
     const headers = { "content-type": "application/rss+xml" };
-    if (etags) {
+    if (validators) {
       headers.etag = '"' + path + '"';
-      if (req.headers.get("if-none-match") === headers.etag) return new Response(null, { status: 304, headers });
+      headers["last-modified"] = lastModified;
+      const match = req.headers.get("if-none-match");
+      const since = req.headers.get("if-modified-since");
+      const unchanged = match !== null ? match === headers.etag : since === lastModified;
+      if (unchanged) return new Response(null, { status: 304, headers });
     }
     return new Response(body, { headers });
   });
 await server.finished;
 `;
 
-const BARE = (urls: string[]) => `
-const urls = ${JSON.stringify(urls)};
+const BARE = (feeds: FeedSettings[]) => `
+const urls = ${JSON.stringify(feeds.map((f) => f.urls[0]))};
 let next = 0;
 async function worker() {
   while (next < urls.length) {
@@ -76,9 +84,9 @@ await Promise.all(Array.from({ length: ${CONCURRENCY} }, worker));
 const ms = (x: number) => `${x.toFixed(0).padStart(5)} ms`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-async function startServer(etags: boolean, delayMs: number) {
+async function startServer(validators: boolean, delayMs: number) {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["eval", SERVER, etags ? "etag" : "plain", String(delayMs)],
+    args: ["eval", SERVER, validators ? "validators" : "plain", String(delayMs)],
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -87,52 +95,91 @@ async function startServer(etags: boolean, delayMs: number) {
   return { port: Number(value!.trim()), child, reader };
 }
 
-/** The bare baseline: fetch every URL and read its body, CONCURRENCY at a time. */
-async function bareFetch(urls: string[]) {
-  const slots = new Semaphore(CONCURRENCY);
-  await Promise.all(urls.map((url) =>
-    slots.run(async () => {
-      const r = await fetch(url);
-      await r.arrayBuffer();
-    })
-  ));
-}
-
-const nothingToSend: Outbox = {
-  send: () => Promise.reject(new Error("steady state: nothing should be sent")),
-};
-
 interface Variant {
   label: string;
-  etags: boolean;
+  validators: boolean;
   delayMs: number;
   rounds: number;
   processes: boolean;
+  floor: boolean;
 }
 
 const VARIANTS: Variant[] = [
   {
-    label: "localhost, no validators (every body fetched in full, unchanged)",
-    etags: false,
+    label: "localhost, feeds with validators (ETag + Last-Modified): courier gets 304s",
+    validators: true,
     delayMs: 0,
     rounds: ROUNDS,
     processes: true,
+    floor: false,
   },
   {
-    label: "localhost, ETags (feeds answer 304)",
-    etags: true,
+    label: "localhost, no validators (every body in full, recognised unchanged): worst case",
+    validators: false,
     delayMs: 0,
     rounds: ROUNDS,
-    processes: false,
+    processes: true,
+    floor: true,
   },
   {
     label: "20 ms site latency, no validators",
-    etags: false,
+    validators: false,
     delayMs: 20,
     rounds: 5,
     processes: false,
+    floor: false,
   },
 ];
+
+const SIDE = new URL("./_once_side.ts", import.meta.url).pathname;
+
+/** A benchmark side in its own process (see bench/_once_side.ts), run a round at a time. */
+class Side {
+  private constructor(
+    readonly name: string,
+    private readonly child: Deno.ChildProcess,
+    private readonly lines: AsyncIterator<string>,
+    private readonly stdin: WritableStreamDefaultWriter<Uint8Array>,
+  ) {}
+
+  static async start(name: string, port: number, dataDir: string): Promise<Side> {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", SIDE, name, String(port), dataDir, String(FEEDS), String(CONCURRENCY)],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const side = new Side(name, child, linesOf(child.stdout), child.stdin.getWriter());
+    const first = await side.lines.next();
+    if (first.value !== "ready") throw new Error(`bench side ${name} did not start`);
+    return side;
+  }
+
+  async round(): Promise<number> {
+    await this.stdin.write(new TextEncoder().encode("run\n"));
+    const line = await this.lines.next();
+    if (line.done) throw new Error(`bench side ${this.name} stopped`);
+    return Number(line.value);
+  }
+
+  async stop(): Promise<void> {
+    await this.stdin.close();
+    const status = await this.child.status;
+    if (!status.success) throw new Error(`bench side ${this.name} failed`);
+  }
+}
+
+async function* linesOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  let buffered = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    buffered += chunk;
+    let newline;
+    while ((newline = buffered.indexOf("\n")) >= 0) {
+      yield buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+    }
+  }
+}
 
 export async function run(): Promise<void> {
   console.log(
@@ -142,78 +189,36 @@ export async function run(): Promise<void> {
 }
 
 async function measure(variant: Variant): Promise<void> {
-  const server = await startServer(variant.etags, variant.delayMs);
+  const server = await startServer(variant.validators, variant.delayMs);
   const dir = await Deno.makeTempDir({ prefix: "courier-bench-once-" });
   try {
-    const base = `http://127.0.0.1:${server.port}`;
-    const urls = Array.from({ length: FEEDS }, (_, f) => `${base}/feed${f}.xml`);
-    const feeds: FeedSettings[] = urls.map((url, f) => ({
-      name: `feed${f}`,
-      channel: `@bench_chan${f % 50}`,
-      urls: [url],
-      cron: "*/5 * * * *",
-      type: "rss",
-      rhash: "",
-      proxy: null,
-      linkText: "Link",
-      firstTimeLimit: 0, // the first run records everything as seen and sends nothing
-    }));
-    const logger = createLogger({ format: "text", color: false, level: "error", write: () => {} });
-    const store = (await Store.open(`${dir}/data/feed_data`))!;
-    const successLog = new LastSuccessFile(`${dir}/data/last_success.yml`);
-    const once = () =>
-      runOnce({
-        feeds,
-        read: readFeed,
-        state: store,
-        outbox: nothingToSend,
-        successLog,
-        logger,
-        concurrency: CONCURRENCY,
-      });
-    const first = await once();
-    const failed = first.results.filter((r) => r.error !== null);
-    if (failed.length > 0) throw new Error(`bench setup failed: ${failed[0].error}`);
-    await bareFetch(urls); // warm-up
-
-    const courier: number[] = [];
-    const bare: number[] = [];
-    const timeCourier = async () => {
-      const t = performance.now();
-      const r = await once();
-      courier.push(performance.now() - t);
-      if (r.results.some((x) => x.error !== null || x.sent !== 0)) throw new Error("not steady");
-    };
-    const timeBare = async () => {
-      const t = performance.now();
-      await bareFetch(urls);
-      bare.push(performance.now() - t);
-    };
-    // Each side goes first in half of the rounds, so neither always inherits the other's
-    // garbage and the server's state.
+    const feeds = benchFeeds(server.port, FEEDS);
+    const names = ["runOnce", "bare", ...(variant.floor ? ["floor"] : [])];
+    const sides: Side[] = [];
+    for (const name of names) sides.push(await Side.start(name, server.port, `${dir}/${name}`));
+    const times: Record<string, number[]> = {};
+    // Each side goes first as often as the others.
     for (let i = 0; i < variant.rounds; i++) {
-      if (i % 2 === 0) {
-        await timeCourier();
-        await timeBare();
-      } else {
-        await timeBare();
-        await timeCourier();
+      for (let j = 0; j < sides.length; j++) {
+        const side = sides[(i + j) % sides.length];
+        (times[side.name] ??= []).push(await side.round());
       }
     }
-    store.close();
+    for (const side of sides) await side.stop();
 
-    const c = median(courier), b = median(bare);
+    const b = median(times.bare);
+    const ratio = (name: string) =>
+      `${ms(median(times[name]))}   ratio ${(median(times[name]) / b).toFixed(2)}×`;
     console.log(`  ${variant.label}`);
-    console.log(
-      `    in-process  runOnce ${ms(c)}   bare fetch ${ms(b)}   ratio ${(c / b).toFixed(2)}×`,
-    );
+    console.log(`    in-process  runOnce ${ratio("runOnce")}   (bare fetch ${ms(b)})`);
+    if (variant.floor) console.log(`    floor loop          ${ratio("floor")}`);
     if (!variant.processes) return;
     // Whole processes: the CLI against the same state, and a bare fetch script.
     await Deno.writeTextFile(
       `${dir}/config.yml`,
       stringify({
         messenger_auth_token: "123456:bench-token-unused",
-        data_dir: `${dir}/data`,
+        data_dir: `${dir}/runOnce`,
         feeds: feeds.map((f) => ({
           name: f.name,
           channel: f.channel,
@@ -245,7 +250,7 @@ async function measure(variant: Variant): Promise<void> {
       cliRuns.push(performance.now() - t);
       if (out.code !== 0) throw new Error(new TextDecoder().decode(out.stderr));
       t = performance.now();
-      await new Deno.Command(Deno.execPath(), { args: ["eval", BARE(urls)] }).output();
+      await new Deno.Command(Deno.execPath(), { args: ["eval", BARE(feeds)] }).output();
       bareRuns.push(performance.now() - t);
     }
     const cc = median(cliRuns), bb = median(bareRuns);
