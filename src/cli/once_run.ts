@@ -1,6 +1,8 @@
 import { ConfigError, configPathFrom, loadSettings } from "../config/load.ts";
 import type { FeedSettings, Settings } from "../config/types.ts";
-import { readFeed } from "../feeds/mod.ts";
+// Not mod.ts: that loads the parser, which a steady-state run never needs (read.ts loads it
+// when a body first needs parsing).
+import { readFeed } from "../feeds/read.ts";
 import { PrintingOutbox, readOnlyState } from "../forward/dry_run.ts";
 import type { ForwardState, SuccessLog } from "../forward/feed_run.ts";
 import { runOnce } from "../forward/once.ts";

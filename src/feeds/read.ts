@@ -4,7 +4,7 @@ import type { Entry } from "./entry.ts";
 import { FeedError } from "./errors.ts";
 import { fetchFeedUrl, type FetchResult, type Validators } from "./fetch.ts";
 import { orderEntries } from "./merge.ts";
-import { type FeedFormat, type ParsedFeed, parseFeed } from "./parse.ts";
+import type { FeedFormat, ParsedFeed } from "./parse.ts";
 
 export interface ReadOptions {
   /** One or more absolute URLs of one feed. */
@@ -55,8 +55,20 @@ export function typeMismatch(format: FeedFormat, type: FeedType): string | null 
   return `the feed is ${FORMAT_NAMES[format]} but its type is set to ${type}`;
 }
 
+/**
+ * The parser, loaded when a body first needs parsing: a steady-state run parses nothing, and
+ * the parser with htmlparser2 is ~15 ms of a process's start-up.
+ */
+let parser: Promise<typeof import("./parse.ts")> | undefined;
+
 /** Parses a fetched body, naming the configured URL (and where it ended up) on failure. */
-function parseAt(url: string, finalUrl: string, body: Uint8Array, contentType: string | null) {
+function parseAt(
+  parseFeed: typeof import("./parse.ts").parseFeed,
+  url: string,
+  finalUrl: string,
+  body: Uint8Array,
+  contentType: string | null,
+) {
   try {
     return parseFeed(body, finalUrl, contentType);
   } catch (error) {
@@ -116,6 +128,7 @@ export async function readFeed(options: ReadOptions): Promise<FeedRead> {
     return again;
   }));
 
+  const { parseFeed } = await (parser ??= import("./parse.ts"));
   const warnings: string[] = [];
   const lists: Entry[][] = [];
   let title: string | null = null;
@@ -123,7 +136,7 @@ export async function readFeed(options: ReadOptions): Promise<FeedRead> {
   const label = (url: string) => (options.urls.length > 1 ? `${redactUrl(url)}: ` : "");
   options.urls.forEach((url, i) => {
     const { finalUrl, body, contentType } = bodies[i];
-    const parsed: ParsedFeed = parseAt(url, finalUrl, body, contentType);
+    const parsed: ParsedFeed = parseAt(parseFeed, url, finalUrl, body, contentType);
     title ??= parsed.title;
     format ??= parsed.format;
     const mismatch = typeMismatch(parsed.format, options.type);
