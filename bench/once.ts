@@ -15,7 +15,8 @@
  *   shows; the "floor" line is the least a steady-state run can do per feed (fetch with
  *   headers and a timeout, hash, compare, record the run and the success time) written as
  *   one flat loop, to show how much of the ratio is the work itself.
- * - 20 ms away, without validators: what real sites look like, where fetching dominates.
+ * - 20 ms away, without validators: what real sites look like, where fetching dominates
+ *   (and the start-up of a whole process matters little).
  *
  * In-process (runOnce vs a fetch loop) and whole processes (`courier once` vs a `deno eval`
  * fetch loop; both pay Deno's start-up, courier also its own: modules, config, database).
@@ -126,7 +127,7 @@ const VARIANTS: Variant[] = [
     validators: false,
     delayMs: 20,
     rounds: 5,
-    processes: false,
+    processes: true,
     floor: false,
   },
 ];
