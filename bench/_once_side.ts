@@ -95,6 +95,19 @@ async function floorRun(
   await Promise.all([store.flush(), successLog.flush()]);
 }
 
+/** The lines of a stream of text, without their newlines. */
+export async function* linesOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  let buffered = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    buffered += chunk;
+    let newline;
+    while ((newline = buffered.indexOf("\n")) >= 0) {
+      yield buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+    }
+  }
+}
+
 /** Sets a side up and returns one round of it. */
 async function prepare(
   side: string,
@@ -133,17 +146,10 @@ if (import.meta.main) {
   const encoder = new TextEncoder();
   const say = (line: string) => Deno.stdout.writeSync(encoder.encode(`${line}\n`));
   say("ready");
-  const lines = Deno.stdin.readable.pipeThrough(new TextDecoderStream());
-  let buffered = "";
-  for await (const chunk of lines) {
-    buffered += chunk;
-    let newline;
-    while ((newline = buffered.indexOf("\n")) >= 0) {
-      buffered = buffered.slice(newline + 1);
-      const t = performance.now();
-      await round();
-      say(String(performance.now() - t));
-    }
+  for await (const _ of linesOf(Deno.stdin.readable)) {
+    const t = performance.now();
+    await round();
+    say(String(performance.now() - t));
   }
   close();
 }

@@ -23,7 +23,7 @@
  */
 import { stringify } from "yaml";
 import type { FeedSettings } from "../src/config/types.ts";
-import { benchFeeds } from "./_once_side.ts";
+import { benchFeeds, linesOf } from "./_once_side.ts";
 
 const FEEDS = 500;
 const ENTRIES = 50;
@@ -167,18 +167,6 @@ class Side {
     await this.stdin.close();
     const status = await this.child.status;
     if (!status.success) throw new Error(`bench side ${this.name} failed`);
-  }
-}
-
-async function* linesOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  let buffered = "";
-  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-    buffered += chunk;
-    let newline;
-    while ((newline = buffered.indexOf("\n")) >= 0) {
-      yield buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-    }
   }
 }
 
