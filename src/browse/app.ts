@@ -2,9 +2,18 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { History } from "./history.ts";
 import { PAGE_HTML } from "./page.ts";
+import { HTTPException } from "hono/http-exception";
+import { errorResponse, HttpError } from "./http_error.ts";
+import { queryInput } from "./input.ts";
+import { bodyLimitGuard } from "./middleware/body_limit.ts";
+import { corsGuard } from "./middleware/cors.ts";
+import { securityHeaders } from "./middleware/headers.ts";
+import { hostGuard } from "./middleware/host.ts";
+import { originGuard } from "./middleware/origin.ts";
+import { tokenGuard } from "./middleware/token.ts";
 import { type Answer, QueryTimeoutError, WorkerError, type WorkerPool } from "./pool.ts";
 import type { WorkerRequest } from "./protocol.ts";
-import { allowedHosts, hostAllowed, originAllowed, tokenMatches } from "./security.ts";
+import { allowedHosts } from "./security.ts";
 
 export interface AppOptions {
   pool: Pick<WorkerPool, "run">;
@@ -22,16 +31,7 @@ export interface AppOptions {
   history?: History;
 }
 
-const FORMATS = ["json", "csv", "xml"] as const;
-type Format = typeof FORMATS[number];
-
-/** A request the API refuses: status and a message for `{"error"}`. */
-class HttpError extends Error {
-  constructor(readonly status: 400 | 401 | 403 | 404 | 413, message: string) {
-    super(message);
-  }
-}
-
+// For the page's own headers; the securityHeaders middleware sets these on every answer.
 const SECURITY_HEADERS: Record<string, string> = {
   "X-Content-Type-Options": "nosniff",
   "Cache-Control": "no-store",
@@ -39,133 +39,8 @@ const SECURITY_HEADERS: Record<string, string> = {
   "X-Frame-Options": "DENY",
 };
 
-function errorResponse(status: number, message: string, extra: Record<string, string> = {}) {
-  return new Response(JSON.stringify({ error: message }), {
-    status,
-    headers: { "Content-Type": "application/json; charset=utf-8", ...SECURITY_HEADERS, ...extra },
-  });
-}
-
-/** Reads a body up to `limit` bytes; beyond that the request is a 413, whatever it claims. */
-async function readBody(c: Context, limit: number): Promise<Uint8Array> {
-  const declared = Number(c.req.header("content-length") ?? "0");
-  if (declared > limit) throw new HttpError(413, `request body larger than ${limit} bytes`);
-  const body = c.req.raw.body;
-  if (!body) return new Uint8Array(0);
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for await (const part of body) {
-    size += part.length;
-    if (size > limit) throw new HttpError(413, `request body larger than ${limit} bytes`);
-    parts.push(part);
-  }
-  const out = new Uint8Array(size);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-
-interface QueryInput {
-  query: string;
-  params?: unknown[] | Record<string, unknown>;
-  /** Set only when asked for: any explicit format, json included, is a download. */
-  format?: Format;
-}
-
-function parseParams(raw: unknown): unknown[] | Record<string, unknown> | undefined {
-  if (raw === undefined || raw === null || raw === "") return undefined;
-  let value = raw;
-  if (typeof raw === "string") {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw new HttpError(400, "params must be a JSON array or object");
-    }
-  }
-  if (typeof value !== "object" || value === null) {
-    throw new HttpError(400, "params must be a JSON array or object");
-  }
-  const convert = (v: unknown): unknown => {
-    if (v === null || typeof v === "number" || typeof v === "string") return v;
-    if (typeof v === "boolean") return v ? 1 : 0;
-    if (typeof v === "object" && (v as { $base64?: unknown }).$base64 === true) {
-      const encoded = (v as { encoded?: unknown }).encoded;
-      if (typeof encoded !== "string") throw new HttpError(400, "a $base64 param needs encoded");
-      try {
-        atob(encoded);
-      } catch {
-        throw new HttpError(400, "a $base64 param is not valid base64");
-      }
-      // Decoded in the worker: bytes do not survive the JSON hop.
-      return { $base64: true, encoded };
-    }
-    throw new HttpError(400, "params values must be null, numbers, strings or $base64 objects");
-  };
-  return Array.isArray(value)
-    ? value.map(convert)
-    : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, convert(v)]));
-}
-
-function parseFormat(raw: unknown): Format | undefined {
-  if (raw === undefined || raw === null || raw === "") return undefined;
-  if (typeof raw === "string" && (FORMATS as readonly string[]).includes(raw)) return raw as Format;
-  throw new HttpError(400, "format must be json, csv or xml");
-}
-
-/** The query input of GET (query string) or POST (JSON, form or text/plain body). */
-async function queryInput(c: Context, maxBody: number, maxChars: number): Promise<QueryInput> {
-  const url = new URL(c.req.url);
-  let query: unknown = url.searchParams.get("query") ?? undefined;
-  let params: unknown = url.searchParams.get("params") ?? undefined;
-  let format: unknown = url.searchParams.get("format") ?? undefined;
-  if (c.req.method === "POST") {
-    const bytes = await readBody(c, maxBody);
-    const text = new TextDecoder().decode(bytes);
-    const type = (c.req.header("content-type") ?? "text/plain").split(";")[0].trim().toLowerCase();
-    if (type === "application/json") {
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new HttpError(400, "the body is not valid JSON");
-      }
-      if (typeof body !== "object" || body === null || Array.isArray(body)) {
-        throw new HttpError(
-          400,
-          'the JSON body must be an object: {"query": "...", "params": [...]}',
-        );
-      }
-      const b = body as Record<string, unknown>;
-      query = b.query;
-      params = b.params ?? params;
-      format = b.format ?? format;
-    } else if (type === "application/x-www-form-urlencoded") {
-      const form = new URLSearchParams(text);
-      query = form.get("query") ?? undefined;
-      params = form.get("params") ?? params;
-      format = form.get("format") ?? format;
-    } else if (type === "text/plain" || type === "application/sql") {
-      query = text;
-    } else {
-      throw new HttpError(400, `unsupported Content-Type ${type}: use JSON, a form or text/plain`);
-    }
-  }
-  if (typeof query !== "string" || query.trim() === "") {
-    throw new HttpError(400, "a query is required (query=... or a body)");
-  }
-  if (query.length > maxChars) throw new HttpError(413, `query longer than ${maxChars} characters`);
-  return { query, params: parseParams(params), format: parseFormat(format) };
-}
-
-function answerResponse(answer: Answer, extra: Record<string, string>): Response {
-  const headers: Record<string, string> = {
-    "Content-Type": answer.head.contentType,
-    ...SECURITY_HEADERS,
-    ...extra,
-  };
+function answerResponse(answer: Answer): Response {
+  const headers: Record<string, string> = { "Content-Type": answer.head.contentType };
   if (answer.head.filename) {
     headers["Content-Disposition"] = `attachment; filename="${answer.head.filename}"`;
   }
@@ -178,59 +53,21 @@ export function createApp(options: AppOptions): Hono {
   const history = options.history ?? new History(500);
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const maxChars = options.maxQueryChars ?? 100_000;
-  const hosts = allowedHosts(options.host, options.port);
-  const corsHeaders = (c: Context): Record<string, string> => {
-    const origin = c.req.header("origin");
-    if (!origin || !(options.cors.includes(origin) || options.cors.includes("*"))) return {};
-    return {
-      "Access-Control-Allow-Origin": options.cors.includes("*") ? "*" : origin,
-      Vary: "Origin",
-    };
-  };
+  // On every path, so refusals and 404s carry them too.
+  app.use("*", securityHeaders(), hostGuard(allowedHosts(options.host, options.port)));
 
-  app.use("*", async (c, next) => {
-    if (!hostAllowed(hosts, c.req.header("host"))) {
-      return errorResponse(
-        403,
-        "this Host is not allowed (start with --host to serve other names)",
-      );
-    }
-    const sameOrigin = originAllowed(
-      c.req.header("origin"),
-      c.req.header("sec-fetch-site"),
-      c.req.header("host"),
-      options.cors,
-    );
-    const path = new URL(c.req.url).pathname;
-    if (!path.startsWith("/api/") && path !== "/api") return await next();
-    if (c.req.method === "OPTIONS") {
-      const cors = corsHeaders(c);
-      if (!cors["Access-Control-Allow-Origin"]) return errorResponse(403, "origin not allowed");
-      return new Response(null, {
-        status: 204,
-        headers: {
-          ...cors,
-          "Access-Control-Allow-Methods": "GET, POST",
-          "Access-Control-Allow-Headers": "Authorization, Content-Type",
-          "Access-Control-Max-Age": "600",
-        },
-      });
-    }
-    if (!sameOrigin) return errorResponse(403, "cross-origin request refused (see --cors)");
-    if (
-      options.token !== undefined && !tokenMatches(c.req.header("authorization"), options.token)
-    ) {
-      return errorResponse(401, "missing or wrong bearer token", {
-        "WWW-Authenticate": 'Bearer realm="courier browse"',
-      });
-    }
-    await next();
-    for (const [k, v] of Object.entries(corsHeaders(c))) c.res.headers.set(k, v);
-  });
+  // The API is a route group with its guards as the group's middleware, so the router that
+  // picks a handler is the one that runs them: a path reaches a handler only in a spelling the
+  // router decodes to /api/..., and then the guards have run (a check of the raw URL path
+  // missed `/%61pi/query`). Order: CORS (preflights), Origin, token, body size.
+  const api = new Hono();
+  api.use("*", corsGuard(options.cors), originGuard(options.cors));
+  if (options.token !== undefined) api.use("*", tokenGuard(options.token));
+  api.use("*", bodyLimitGuard(maxBody));
 
-  const run = async (c: Context, req: WorkerRequest, download = false) => {
+  const run = async (_c: Context, req: WorkerRequest, download = false) => {
     const answer = await options.pool.run(req, download);
-    return { answer, response: answerResponse(answer, corsHeaders(c)) };
+    return { answer, response: answerResponse(answer) };
   };
 
   app.get("/", () =>
@@ -242,17 +79,17 @@ export function createApp(options: AppOptions): Hono {
         ...SECURITY_HEADERS,
       },
     }));
-  app.get("/api/info", async (c) => (await run(c, { op: "info" })).response);
-  app.get("/api/tables", async (c) => (await run(c, { op: "tables" })).response);
-  app.get(
-    "/api/tables/:table",
+  api.get("/info", async (c) => (await run(c, { op: "info" })).response);
+  api.get("/tables", async (c) => (await run(c, { op: "tables" })).response);
+  api.get(
+    "/tables/:table",
     async (c) => (await run(c, { op: "table", name: c.req.param("table") })).response,
   );
-  app.get(
-    "/api/tables/:table/indexes",
+  api.get(
+    "/tables/:table/indexes",
     async (c) => (await run(c, { op: "indexes", name: c.req.param("table") })).response,
   );
-  app.get("/api/history", (c) => c.json(history.list(), 200, SECURITY_HEADERS));
+  api.get("/history", (c) => c.json(history.list()));
 
   for (const op of ["query", "explain"] as const) {
     const handler = async (c: Context) => {
@@ -271,13 +108,16 @@ export function createApp(options: AppOptions): Hono {
       });
       return response;
     };
-    app.get(`/api/${op}`, handler);
-    app.post(`/api/${op}`, handler);
+    api.get(`/${op}`, handler);
+    api.post(`/${op}`, handler);
   }
+  app.route("/api", api);
 
   app.notFound(() => errorResponse(404, "not found"));
   app.onError((error) => {
     if (error instanceof HttpError) return errorResponse(error.status, error.message);
+    // Hono's own middleware refuses by throwing its answer, already in our shape.
+    if (error instanceof HTTPException) return error.getResponse();
     if (error instanceof QueryTimeoutError) return errorResponse(504, error.message);
     if (error instanceof WorkerError) return errorResponse(500, error.message);
     // Never a stack or a server path: the detail stays in the server.

@@ -58,13 +58,31 @@ export function originAllowed(
   return fetchSite !== "cross-site" && fetchSite !== "same-site";
 }
 
-/** Compares a presented bearer token with the expected one in time independent of content. */
-export function tokenMatches(header: string | undefined, expected: string): boolean {
-  const m = /^Bearer\s+(.+)$/i.exec(header ?? "");
-  if (!m) return false;
-  const a = new TextEncoder().encode(m[1].trim());
-  const b = new TextEncoder().encode(expected);
-  let diff = a.length ^ b.length;
-  for (let i = 0; i < b.length; i++) diff |= (a[i] ?? 0) ^ b[i];
-  return diff === 0;
+/** RFC 6750's b64token: the only tokens a Bearer header can carry unchanged. */
+const TOKEN_CHARS = /^[A-Za-z0-9._~+/-]+=*$/;
+
+/**
+ * Why a set of access options is unsafe or unusable, as one line, or null. Checked before
+ * serving, by the CLI and by startBrowser alike, so library use is held to the same rules.
+ * The token itself never appears in the reason.
+ */
+export function accessProblem(options: {
+  host: string;
+  token?: string;
+  cors: readonly string[];
+}): string | null {
+  const { token } = options;
+  if (token !== undefined) {
+    if (token.length < 8) return "the token must be at least 8 characters";
+    if (!TOKEN_CHARS.test(token)) {
+      return "the token may hold only letters, digits and . _ ~ + / - (then = padding)";
+    }
+  }
+  if (!isLoopback(options.host) && !token) {
+    return `refusing to serve on ${options.host} without --token: anyone who can reach it could read the database`;
+  }
+  if (options.cors.includes("*") && !token) {
+    return "--cors '*' needs a token (--token-file or $COURIER_BROWSE_TOKEN): without one any website could read the database";
+  }
+  return null;
 }

@@ -1,7 +1,7 @@
 import { createApp } from "./app.ts";
 import { History } from "./history.ts";
 import { WorkerPool } from "./pool.ts";
-import { isLoopback } from "./security.ts";
+import { accessProblem } from "./security.ts";
 
 /** A start-up refusal (unsafe binding, unopenable database): one line, no stack. */
 export class BrowseError extends Error {
@@ -38,11 +38,8 @@ export interface RunningBrowser {
 
 /** Checks the options, starts the workers and serves; refuses unsafe bindings. */
 export async function startBrowser(options: BrowseOptions): Promise<RunningBrowser> {
-  if (!isLoopback(options.host) && !options.token) {
-    throw new BrowseError(
-      `refusing to serve on ${options.host} without --token: anyone who can reach it could read the database`,
-    );
-  }
+  const problem = accessProblem(options);
+  if (problem !== null) throw new BrowseError(problem);
   const size = options.workers ?? Math.max(2, navigator.hardwareConcurrency ?? 2);
   let pool: WorkerPool;
   try {

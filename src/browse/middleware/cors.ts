@@ -1,0 +1,26 @@
+import type { MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
+import { errorResponse } from "../http_error.ts";
+
+/**
+ * CORS for the `--cors` origins only: their preflights are answered and their answers carry
+ * Access-Control-Allow-Origin; any other origin's preflight is refused outright (Hono's cors
+ * would answer it 204, merely without the allow headers). `*` is only accepted with a token
+ * (startBrowser refuses it otherwise).
+ */
+export function corsGuard(origins: readonly string[]): MiddlewareHandler {
+  const any = origins.includes("*");
+  const allows = (origin: string) => origin !== "" && (any || origins.includes(origin));
+  const handler = cors({
+    origin: (origin) => allows(origin) ? (any ? "*" : origin) : null,
+    allowMethods: ["GET", "POST"],
+    allowHeaders: ["Authorization", "Content-Type"],
+    maxAge: 600,
+  });
+  return async function corsGuard(c, next) {
+    if (c.req.method === "OPTIONS" && !allows(c.req.header("origin") ?? "")) {
+      return errorResponse(403, "origin not allowed");
+    }
+    return await handler(c, next);
+  };
+}
