@@ -34,7 +34,12 @@ export function parseJson(text: string): unknown {
 }
 
 function convertParam(v: unknown, name: string): unknown {
-  if (v === null || typeof v === "number" || typeof v === "string") return v;
+  if (v === null || typeof v === "string") return v;
+  if (typeof v === "number") {
+    // 1e400 parses as Infinity, which the JSON hop to the worker would turn into null.
+    if (!Number.isFinite(v)) throw new HttpError(400, `${name}: the number is out of range`);
+    return v;
+  }
   if (typeof v === "boolean") return v ? 1 : 0;
   if (typeof v === "bigint") {
     if (v < INT64_MIN || v > INT64_MAX) {

@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { Hono } from "hono";
+import { corsGuard } from "../../../src/browse/middleware/cors.ts";
+
+function app(origins: string[]) {
+  const a = new Hono();
+  a.use("*", corsGuard(origins));
+  a.get("/x", (c) => c.json([1]));
+  return a;
+}
+
+Deno.test("corsGuard: preflights answered for the --cors origins only", async () => {
+  const a = app(["http://allowed.example"]);
+  const preflight = (origin: string) =>
+    a.request("/x", {
+      method: "OPTIONS",
+      headers: { Origin: origin, "Access-Control-Request-Method": "POST" },
+    });
+  const ok = await preflight("http://allowed.example");
+  assert.equal(ok.status, 204);
+  assert.equal(ok.headers.get("access-control-allow-origin"), "http://allowed.example");
+  assert.equal(ok.headers.get("access-control-allow-methods"), "GET,POST");
+  assert.equal(ok.headers.get("access-control-allow-headers"), "Authorization,Content-Type");
+  assert.equal(ok.headers.get("access-control-max-age"), "600");
+  for (const origin of ["http://evil.example", "null", ""]) {
+    const bad = await preflight(origin);
+    assert.equal(bad.status, 403, origin);
+    assert.equal(bad.headers.get("access-control-allow-origin"), null);
+    assert.deepEqual(await bad.json(), { error: "origin not allowed" });
+  }
+});
+
+Deno.test("corsGuard: answers name the allowed origin, never another", async () => {
+  const a = app(["http://allowed.example"]);
+  const allowed = await a.request("/x", { headers: { Origin: "http://allowed.example" } });
+  assert.equal(allowed.headers.get("access-control-allow-origin"), "http://allowed.example");
+  assert.match(allowed.headers.get("vary") ?? "", /Origin/);
+  const other = await a.request("/x", { headers: { Origin: "http://evil.example" } });
+  assert.equal(other.headers.get("access-control-allow-origin"), null);
+  const none = await app([]).request("/x", { headers: { Origin: "http://allowed.example" } });
+  assert.equal(none.headers.get("access-control-allow-origin"), null, "no --cors, no CORS");
+  const star = await app(["*"]).request("/x", { headers: { Origin: "http://any.example" } });
+  assert.equal(star.headers.get("access-control-allow-origin"), "*");
+});
