@@ -79,7 +79,7 @@ export function accessProblem(options: {
     }
   }
   if (!isLoopback(options.host) && !token) {
-    return `refusing to serve on ${options.host} without --token: anyone who can reach it could read the database`;
+    return `refusing to serve on ${options.host} without a token (--token-file or $COURIER_BROWSE_TOKEN): anyone who can reach it could read the database`;
   }
   if (options.cors.includes("*") && !token) {
     return "--cors '*' needs a token (--token-file or $COURIER_BROWSE_TOKEN): without one any website could read the database";

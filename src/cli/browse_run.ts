@@ -1,4 +1,5 @@
 import { isRemote, localPath } from "../browse/db.ts";
+import { accessProblem } from "../browse/security.ts";
 import { BrowseError, startBrowser } from "../browse/server.ts";
 import { runWorker } from "../browse/worker.ts";
 import { ConfigError, configPathFrom, loadSettings } from "../config/load.ts";
@@ -30,6 +31,44 @@ async function defaultDatabase(configFlag: string | undefined): Promise<string> 
   }
 }
 
+/**
+ * The token in the first line of FILE, trimmed: unlike `--token T`, it does not show in `ps`
+ * or in shell history. Errors name the file, never its content.
+ */
+export function readTokenFile(path: string): string {
+  // Bounded: a token is short, and `--token-file /dev/zero` must not fill memory.
+  const buffer = new Uint8Array(4096);
+  let size = 0;
+  try {
+    using file = Deno.openSync(path);
+    for (;;) {
+      const n = file.readSync(buffer.subarray(size));
+      if (n === null || n === 0) break;
+      size += n;
+      if (size === buffer.length) break;
+    }
+  } catch (error) {
+    const why = error instanceof Deno.errors.NotFound
+      ? "no such file"
+      : error instanceof Deno.errors.PermissionDenied
+      ? "permission denied"
+      : error instanceof Deno.errors.IsADirectory
+      ? "it is a directory"
+      : "it cannot be read";
+    throw new UsageError(`courier browse: --token-file ${path}: ${why}`);
+  }
+  const text = new TextDecoder().decode(buffer.subarray(0, size));
+  const newline = text.search(/\r?\n/);
+  if (newline < 0 && size === buffer.length) {
+    throw new UsageError(`courier browse: --token-file ${path}: the first line is too long`);
+  }
+  const token = (newline < 0 ? text : text.slice(0, newline)).trim();
+  if (token === "") {
+    throw new UsageError(`courier browse: --token-file ${path}: the first line holds no token`);
+  }
+  return token;
+}
+
 /** `courier browse`: loaded by browseCommand.run only when the command runs. */
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === "--query-worker") {
@@ -43,6 +82,7 @@ export async function run(argv: string[]): Promise<number> {
     port: { type: "string", default: "8080" },
     write: { type: "boolean", default: false },
     token: { type: "string" },
+    "token-file": { type: "string" },
     timeout: { type: "string", default: "5s" },
     "max-rows": { type: "string", default: "1000" },
     cors: { type: "string", multiple: true },
@@ -62,10 +102,16 @@ export async function run(argv: string[]): Promise<number> {
     );
   }
   const maxRows = parsePositiveInt("browse", "max-rows", values["max-rows"]);
-  const token = values.token ?? Deno.env.get("COURIER_BROWSE_TOKEN");
-  if (token !== undefined && token.length < 8) {
-    throw new UsageError("courier browse: --token must be at least 8 characters");
+  if (values.token !== undefined && values["token-file"] !== undefined) {
+    throw new UsageError("courier browse: give --token-file or --token, not both");
   }
+  const token = values["token-file"] !== undefined
+    ? readTokenFile(values["token-file"])
+    : values.token ?? Deno.env.get("COURIER_BROWSE_TOKEN");
+  const cors = values.cors ?? [];
+  // Checked again by startBrowser; here first, so it is a usage error before the database opens.
+  const problem = accessProblem({ host: values.host, token, cors });
+  if (problem !== null) throw new UsageError(`courier browse: ${problem}`);
   const database = positionals[0] ?? await defaultDatabase(values.config);
   let label: string;
   if (isRemote(database)) {
@@ -91,7 +137,7 @@ export async function run(argv: string[]): Promise<number> {
       token,
       timeoutMs,
       maxRows,
-      cors: values.cors ?? [],
+      cors,
     });
   } catch (error) {
     if (error instanceof BrowseError) throw new UserError(`courier browse: ${error.message}`, 2);

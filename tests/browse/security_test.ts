@@ -90,8 +90,43 @@ Deno.test("security: a non-loopback bind without a token is refused at start", a
         cors: [],
         workers: 1,
       }),
-    (e: unknown) => e instanceof BrowseError && /without --token/.test(e.message),
+    (e: unknown) => e instanceof BrowseError && /without a token/.test(e.message),
   );
+});
+
+Deno.test("security: startBrowser refuses --cors '*' without a token and unusable tokens", async () => {
+  const path = await makeFixtureDb();
+  const start = (overrides: { cors?: string[]; token?: string }) =>
+    startBrowser({
+      database: path,
+      label: "fixture.db",
+      write: true,
+      host: "127.0.0.1",
+      port: 0,
+      timeoutMs: 1000,
+      maxRows: 10,
+      cors: [],
+      workers: 1,
+      ...overrides,
+    });
+  const cases: [{ cors?: string[]; token?: string }, RegExp][] = [
+    [{ cors: ["*"] }, /--cors '\*' needs a token/],
+    [{ cors: ["http://a.example", "*"] }, /--cors '\*' needs a token/],
+    [{ token: "short" }, /at least 8 characters/],
+    [{ token: "has a space" }, /the token may hold only/],
+    [{ token: 'quote"token' }, /the token may hold only/],
+  ];
+  for (const [overrides, pattern] of cases) {
+    await assert.rejects(
+      () => start(overrides),
+      (e: unknown) =>
+        e instanceof BrowseError && pattern.test(e.message) &&
+        (overrides.token === undefined || !e.message.includes(overrides.token)),
+      JSON.stringify(overrides),
+    );
+  }
+  const b = await start({ cors: ["*"], token: "s3cret-token-value" });
+  await b.close();
 });
 
 Deno.test("security: an unopenable database is a start-up error without a stack", async () => {

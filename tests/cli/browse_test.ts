@@ -42,13 +42,15 @@ Deno.test("courier browse: usage and config errors exit 2 with one line", async 
   const dir = await Deno.makeTempDir({ prefix: "browse_cli_" });
   const path = await makeFixtureDb(dir);
   const cases: [string[], RegExp][] = [
-    [[path, "--host", "0.0.0.0", "--port", "0"], /without --token/],
+    [[path, "--host", "0.0.0.0", "--port", "0"], /without a token/],
     [[`${dir}/missing.db`], /database not found/],
     [[path, "--timeout", "soon"], /--timeout/],
     [[path, "--max-rows", "0"], /--max-rows/],
     [[path, "--port", "70000"], /--port/],
     [[path, "--bogus"], /bogus/],
     [["-c", `${dir}/nope.yml`], /no config|nope\.yml/],
+    [[path, "--cors", "*"], /--cors '\*' needs a token/],
+    [[path, "--cors", "http://a.example", "--cors", "*"], /--cors '\*' needs a token/],
   ];
   for (const [args, pattern] of cases) {
     const r = await runCli(["browse", ...args], { cwd: dir });
@@ -56,6 +58,66 @@ Deno.test("courier browse: usage and config errors exit 2 with one line", async 
     assert.match(r.stderr, pattern);
     assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
     assert.ok(!r.stderr.includes("    at "), "no stack trace");
+  }
+});
+
+Deno.test("courier browse: --token-file problems are one-line usage errors naming the file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "browse_cli_" });
+  const path = await makeFixtureDb(dir);
+  const secret = "has a space in it";
+  await Deno.writeTextFile(`${dir}/empty`, "");
+  await Deno.writeTextFile(`${dir}/blank-first`, "\n  \ns3cret-token-value\n");
+  await Deno.writeTextFile(`${dir}/spaced`, `${secret}\n`);
+  await Deno.writeTextFile(`${dir}/short`, "short\n");
+  await Deno.writeTextFile(`${dir}/locked`, "s3cret-token-value\n");
+  await Deno.chmod(`${dir}/locked`, 0o000);
+  const lockedReadable = await Deno.readTextFile(`${dir}/locked`).then(() => true, () => false);
+  const cases: [string[], RegExp][] = [
+    [["--token-file", `${dir}/missing`], /--token-file \S*missing: no such file/],
+    [["--token-file", `${dir}/empty`], /--token-file \S*empty: the first line holds no token/],
+    [["--token-file", `${dir}/blank-first`], /blank-first: the first line holds no token/],
+    [["--token-file", dir], /--token-file \S+: it is a directory/],
+    [["--token-file", `${dir}/spaced`], /the token may hold only/],
+    [["--token-file", `${dir}/short`], /at least 8 characters/],
+    [["--token-file", `${dir}/short`, "--token", "s3cret-token-value"], /not both/],
+  ];
+  // Root reads any file; the case only means something for other users.
+  if (!lockedReadable) cases.push([["--token-file", `${dir}/locked`], /locked: permission denied/]);
+  for (const [args, pattern] of cases) {
+    const r = await runCli(["browse", path, ...args], { cwd: dir });
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, pattern);
+    assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+    assert.ok(!r.stderr.includes(secret) && !r.stderr.includes("s3cret"), "no token in output");
+  }
+  const env = await runCli(["browse", path], { cwd: dir, env: { COURIER_BROWSE_TOKEN: secret } });
+  assert.equal(env.code, 2, "$COURIER_BROWSE_TOKEN is read and checked like the others");
+  assert.match(env.stderr, /the token may hold only/);
+  assert.ok(!env.stderr.includes(secret));
+});
+
+Deno.test("courier browse: --token-file guards the API; the token is in no output or argv", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "browse_cli_" });
+  const path = await makeFixtureDb(dir);
+  const token = "f1le-token_value.ok";
+  await Deno.writeTextFile(`${dir}/token`, `  ${token}  \r\nsecond line ignored\n`);
+  const server = await startBrowseProcess([path, "--token-file", `${dir}/token`, "--cors", "*"]);
+  try {
+    assert.ok(!server.url.includes(token));
+    const argv = await Deno.readTextFile(`/proc/${server.pid}/cmdline`);
+    assert.ok(!argv.includes(token), "not visible in ps");
+    const none = await fetch(new URL("/api/tables", server.url));
+    assert.equal(none.status, 401);
+    await none.body?.cancel();
+    const ok = await fetch(new URL("/api/tables", server.url), {
+      headers: { Authorization: `Bearer ${token}`, Origin: "http://any.example" },
+    });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get("access-control-allow-origin"), "*", "--cors '*' with a token");
+    assert.ok(((await ok.json()) as string[]).includes("items"));
+  } finally {
+    const status = await server.stop();
+    assert.equal(status.code, 0);
   }
 });
 
@@ -68,6 +130,8 @@ Deno.test("courier browse --help lists the flags", async () => {
       "--port",
       "--write",
       "--token",
+      "--token-file",
+      "$COURIER_BROWSE_TOKEN",
       "--timeout",
       "--max-rows",
       "--cors",
@@ -76,4 +140,7 @@ Deno.test("courier browse --help lists the flags", async () => {
   ) {
     assert.ok(r.stdout.includes(flag), flag);
   }
+  assert.match(r.stdout, /--cors ORIGIN/);
+  assert.match(r.stdout, /'\*' allows every site and is refused without a token/);
+  assert.match(r.stdout, /shows in ps[^]*prefer --token-file or \$COURIER_BROWSE_TOKEN/);
 });
