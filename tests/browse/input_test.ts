@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { HttpError } from "../../src/browse/http_error.ts";
 import { parseJson, parseParams, queryInput } from "../../src/browse/input.ts";
+import { api, makeFixtureDb, postQuery, startTestBrowser } from "../support/browse_fixtures.ts";
 
 const refused = (pattern: RegExp) => (e: unknown) =>
   e instanceof HttpError && e.status === 400 && pattern.test(e.message);
@@ -75,4 +76,30 @@ Deno.test("queryInput: a JSON body's params keep their exact integers", async ()
   const big = await post('{"query": "select ?1", "params": [99999999999999999999]}');
   assert.equal(big.status, 400);
   assert.match(await big.text(), /params\[0\]/);
+});
+
+Deno.test("input through the server: a parameter beyond 64 bits is a 400 that names it", async () => {
+  const b = await startTestBrowser(await makeFixtureDb());
+  try {
+    for (
+      const [body, pattern] of [
+        ['{"query": "select ?1", "params": [99999999999999999999]}', /^params\[0\]: /],
+        ['{"query": "select :n", "params": {"n": -9223372036854775809}}', /^params\.n: /],
+        ['{"query": "select ?1", "params": [1e400]}', /^params\[0\]: /],
+      ] as const
+    ) {
+      const r = await api(b, "/api/query", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body,
+      });
+      assert.equal(r.status, 400, body);
+      assert.match((r.body as { error: string }).error, pattern);
+    }
+    // In range and safe: bound as before.
+    const small = await postQuery(b, "select ?1 + 1", [41]);
+    assert.deepEqual((small.body as { rows: unknown }).rows, [[42]]);
+  } finally {
+    await b.close();
+  }
 });
