@@ -10,7 +10,9 @@ import { errorResponse } from "../http_error.ts";
  */
 export function corsGuard(origins: readonly string[]): MiddlewareHandler {
   const any = origins.includes("*");
-  const allows = (origin: string) => origin !== "" && (any || origins.includes(origin));
+  // `null` is what sandboxed frames of any site send: never an origin to trust, as in originGuard.
+  const allows = (origin: string) =>
+    origin !== "" && origin !== "null" && (any || origins.includes(origin));
   const handler = cors({
     origin: (origin) => allows(origin) ? (any ? "*" : origin) : null,
     allowMethods: ["GET", "POST"],

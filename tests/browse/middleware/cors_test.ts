@@ -30,6 +30,18 @@ Deno.test("corsGuard: preflights answered for the --cors origins only", async ()
   }
 });
 
+Deno.test("corsGuard: Origin null is never allowed, even when listed or with '*'", async () => {
+  for (const origins of [["null"], ["*"]]) {
+    const r = await app(origins).request("/x", {
+      method: "OPTIONS",
+      headers: { Origin: "null", "Access-Control-Request-Method": "POST" },
+    });
+    assert.equal(r.status, 403, origins[0]);
+    const get = await app(origins).request("/x", { headers: { Origin: "null" } });
+    assert.equal(get.headers.get("access-control-allow-origin"), null, origins[0]);
+  }
+});
+
 Deno.test("corsGuard: answers name the allowed origin, never another", async () => {
   const a = app(["http://allowed.example"]);
   const allowed = await a.request("/x", { headers: { Origin: "http://allowed.example" } });
