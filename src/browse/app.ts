@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { History } from "./history.ts";
 import { PAGE_HTML } from "./page.ts";
-import { HTTPException } from "hono/http-exception";
 import { errorResponse, HttpError } from "./http_error.ts";
 import { queryInput } from "./input.ts";
 import { bodyLimitGuard } from "./middleware/body_limit.ts";
