@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { History } from "./history.ts";
-import { PAGE_HTML } from "./page.ts";
+import { pageResponse } from "./page.ts";
 import { type Answer, QueryTimeoutError, WorkerError, type WorkerPool } from "./pool.ts";
 import type { WorkerRequest } from "./protocol.ts";
 import { allowedHosts, hostAllowed, originAllowed, tokenMatches } from "./security.ts";
@@ -233,15 +233,7 @@ export function createApp(options: AppOptions): Hono {
     return { answer, response: answerResponse(answer, corsHeaders(c)) };
   };
 
-  app.get("/", () =>
-    new Response(PAGE_HTML, {
-      headers: {
-        "Content-Type": "text/html; charset=utf-8",
-        "Content-Security-Policy":
-          "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'",
-        ...SECURITY_HEADERS,
-      },
-    }));
+  app.get("/", () => pageResponse());
   app.get("/api/info", async (c) => (await run(c, { op: "info" })).response);
   app.get("/api/tables", async (c) => (await run(c, { op: "tables" })).response);
   app.get(
