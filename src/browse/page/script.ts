@@ -198,8 +198,9 @@ function showPager(shown) {
   if (!paging) return;
   const total = paging.total;
   const from = shown === 0 ? 0 : paging.offset + 1;
-  $("range").textContent = (total === 0 ? "no rows" : "rows " + from + "–" + (paging.offset + shown)) +
-    " of " + (total === null ? "?" : total);
+  $("range").textContent = total === 0
+    ? "no rows"
+    : "rows " + from + "–" + (paging.offset + shown) + " of " + (total === null ? "?" : total);
   $("prev").disabled = paging.offset === 0;
   $("next").disabled = total === null ? shown < PAGE_SIZE : paging.offset + shown >= total;
 }
@@ -323,6 +324,7 @@ function listButton(text, onClick) {
   const b = document.createElement("button");
   b.append(visible(text));
   b.title = visibleString(text);
+  b.dataset.name = text;
   b.addEventListener("click", onClick);
   return b;
 }

@@ -3,6 +3,7 @@
  * no 'unsafe-inline'; the page never sets `style` attributes (a hash does not cover them).
  */
 export const PAGE_STYLE = `
+  [hidden] { display: none !important; }
   html, body { height: 100%; }
   body { font: 14px system-ui, sans-serif; margin: 0; display: flex; overflow: hidden; }
   nav { width: 15rem; flex: none; border-right: 1px solid #ccc; padding: .5rem; overflow: auto; }
