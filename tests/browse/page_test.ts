@@ -342,6 +342,15 @@ Deno.test("page: the CSV download neutralises formulas; the API's CSV stays exac
     );
     await page.waitFor(`${statusText} === "downloaded"`);
 
+    // Many chunks: quotes and formulas cut at every place a chunk can end.
+    await page.evaluate(`document.getElementById("query").value =
+      "SELECT '=\\"' || value || '\\",x' AS a, value AS b FROM generate_series(1, 20000)"`);
+    const many = chromium.nextDownload();
+    await page.evaluate(`document.getElementById("csv").click()`);
+    let expected = "a,b\r\n";
+    for (let n = 1; n <= 20_000; n++) expected += `"'=""${n}"",x",${n}\r\n`;
+    assertEquals(await Deno.readTextFile((await many).path), expected);
+
     const exact = await api(
       server,
       `/api/query?format=csv&query=${encodeURIComponent(sql)}`,
@@ -436,10 +445,13 @@ Deno.test("page: a 1 MB cell is clipped, the layout fits the viewport, the viewe
     await page.evaluate(`document.getElementById("viewer-close").click()`);
     await page.waitFor(`!document.getElementById("viewer").open`);
 
-    // A cell cut only by the column width opens too.
-    await page.evaluate(
-      `document.querySelectorAll("#result tbody tr")[1].cells[1].firstChild.click()`,
-    );
+    // A cell cut only by the column width opens too, here from the keyboard.
+    await page.evaluate(`(() => {
+      const div = document.querySelectorAll("#result tbody tr")[1].cells[1].firstChild;
+      div.focus();
+      document.activeElement.dispatchEvent(
+        new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    })()`);
     await page.waitFor(`document.getElementById("viewer").open`);
     assertEquals(
       await page.evaluate(`document.getElementById("viewer-text").textContent`),

@@ -141,9 +141,14 @@ function cell(v, column, rowNumber) {
     const text = String(v);
     div.append(visible(text.length > CELL_CHARS ? text.slice(0, CELL_CHARS) + "…" : text));
     fullValues.set(div, { column: column, text: text });
-    if (text.length > CELL_CHARS) div.classList.add("clip");
+    if (text.length > CELL_CHARS) markClipped(div);
   }
   return td;
+}
+/** A cell whose text is cut: it opens in the viewer by click, or by Enter once focused. */
+function markClipped(div) {
+  div.classList.add("clip");
+  div.tabIndex = 0;
 }
 function openViewer(div) {
   const full = fullValues.get(div);
@@ -156,6 +161,9 @@ $("viewer-close").addEventListener("click", () => $("viewer").close());
 $("result").addEventListener("click", (e) => {
   const div = e.target.closest && e.target.closest(".v.clip");
   if (div) openViewer(div);
+});
+$("result").addEventListener("keydown", (e) => {
+  if (e.key === "Enter" && e.target.matches(".v.clip")) openViewer(e.target);
 });
 
 function showResult(body, rowOffset) {
@@ -179,7 +187,7 @@ function showResult(body, rowOffset) {
   // Cells cut by the column width (not only by length) open in the viewer too: one layout,
   // then reads only.
   for (const div of tbody.querySelectorAll(".v")) {
-    if (div.scrollWidth > div.clientWidth && fullValues.has(div)) div.classList.add("clip");
+    if (div.scrollWidth > div.clientWidth && fullValues.has(div)) markClipped(div);
   }
   const s = body.stats || {};
   status(body.rows.length + " rows" + (body.truncated ? " (truncated)" : "") +
