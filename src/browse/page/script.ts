@@ -212,30 +212,41 @@ function showPager(shown) {
   $("prev").disabled = paging.offset === 0;
   $("next").disabled = total === null ? shown < PAGE_SIZE : paging.offset + shown >= total;
 }
+const shownRows = () => $("result").querySelectorAll("tbody tr").length;
 async function openTable(name) {
-  paging = { table: name, offset: 0, total: null };
+  const state = paging = { table: name, offset: 0, total: null };
   const counting = read("SELECT count(*) FROM " + quoteName(name))
     .then((body) => Number(body.rows[0][0]), () => null);
-  await showPage();
-  const total = await counting;
-  if (paging && paging.table === name) {
-    paging.total = total;
-    showPager($("result").querySelectorAll("tbody tr").length);
-  }
+  const shown = await showPage();
+  state.total = await counting;
+  if (shown && paging === state && state.offset === 0) showPager(shownRows());
 }
+/** Shows the current page of the current table; true if it did. */
 async function showPage() {
-  const query = pageQuery();
+  const state = paging, offset = state.offset, query = pageQuery();
   $("query").value = query;
+  const ok = await showAnswer(() => read(query), offset);
+  const shown = ok && paging === state && state.offset === offset;
+  if (shown) showPager(shownRows());
+  loadHistory();
+  return shown;
+}
+// Answers can arrive out of order (two quick clicks): only the latest request's is shown.
+let latest = 0;
+async function showAnswer(request, rowOffset) {
+  const mine = ++latest;
   status("running...");
   try {
-    const body = await read(query);
-    showResult(body, paging.offset);
-    showPager(body.rows.length);
+    const body = await request();
+    if (mine !== latest) return false;
+    showResult(body, rowOffset);
+    return true;
   } catch (e) {
+    if (mine !== latest) return false;
     $("result").replaceChildren();
     status(e.message, e.code || "query");
+    return false;
   }
-  loadHistory();
 }
 $("prev").addEventListener("click", () => {
   paging.offset = Math.max(0, paging.offset - PAGE_SIZE);
@@ -249,13 +260,7 @@ $("next").addEventListener("click", () => {
 async function run(path) {
   paging = null;
   showPager(0);
-  status("running...");
-  try {
-    showResult(await post(path, $("query").value), 0);
-  } catch (e) {
-    $("result").replaceChildren();
-    status(e.message, e.code || "query");
-  }
+  await showAnswer(() => post(path, $("query").value), 0);
   // Any statement may have created or dropped a table; listing them again is cheap.
   loadTables(false);
   loadHistory();
