@@ -280,7 +280,7 @@ Deno.test("page: bidi and invisible controls in names and values are shown", asy
   const name = "users\u202Etxt.exe";
   const database = await dbWith(
     [`CREATE TABLE "${name}" ("a\u200Bb" TEXT)`],
-    [`INSERT INTO "${name}" VALUES (?)`, "x\u2066y\u0001z\uFEFF"],
+    [`INSERT INTO "${name}" VALUES (?)`, "x\u2066y\u0001z\uFEFF\u{E0041}"],
   );
   await withPage(database, {}, async (page) => {
     await page.waitFor(`${tableButtons}.some((b) => b.dataset.name === ${JSON.stringify(name)})`);
@@ -298,8 +298,8 @@ Deno.test("page: bidi and invisible controls in names and values are shown", asy
       await page.evaluate(`document.querySelector("#result th").textContent`),
       "a\\u200Bb",
     );
-    assertEquals(await bodyRows(page), [["x\\u2066y\\u0001z\\uFEFF"]]);
-    assertEquals(await page.evaluate(`document.querySelectorAll("#result td .ctl").length`), 3);
+    assertEquals(await bodyRows(page), [["x\\u2066y\\u0001z\\uFEFF\\u{E0041}"]]);
+    assertEquals(await page.evaluate(`document.querySelectorAll("#result td .ctl").length`), 4);
     assert(!raw.test(await page.evaluate<string>(`document.body.innerText`)));
   });
 });

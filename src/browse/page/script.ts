@@ -10,7 +10,7 @@ export const PAGE_SCRIPT = String.raw`
 "use strict";
 const $ = (id) => document.getElementById(id);
 const PAGE_SIZE = 100;
-/** Characters shown shorter than their text: a cell shows at most this many. */
+/** A cell shows at most this many characters of its text; the viewer shows all of it. */
 const CELL_CHARS = 200;
 const tokenBox = $("token");
 tokenBox.value = sessionStorage.getItem("courier-token") || "";
@@ -20,12 +20,13 @@ tokenBox.addEventListener("change", () => {
 });
 
 // Characters that are invisible or reorder text: bidi embeddings, overrides and isolates,
-// zero-width marks, BOM, C0 and C1 controls, line/paragraph separators. Shown as \uXXXX so
-// that "users\u202Etxt.exe" cannot pass for "usersexe.txt".
-const CONTROLS = /[\u0000-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]/g;
+// zero-width marks, BOM, C0 and C1 controls, line/paragraph separators, tag characters.
+// Shown as \uXXXX so that "users\u202Etxt.exe" cannot pass for "usersexe.txt".
+const CONTROLS = /[\u0000-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF\u{E0000}-\u{E007F}]/gu;
 const KEEP_LAYOUT = /[\t\n]/;
 function escapeCode(c) {
-  return "\\u" + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+  const hex = c.codePointAt(0).toString(16).toUpperCase();
+  return hex.length > 4 ? "\\u{" + hex + "}" : "\\u" + hex.padStart(4, "0");
 }
 /** Text as nodes, each control character a styled \uXXXX; tabs and newlines kept if asked. */
 function visible(text, keepLayout) {
@@ -38,7 +39,7 @@ function visible(text, keepLayout) {
     span.className = "ctl";
     span.textContent = escapeCode(m[0]);
     frag.append(span);
-    last = m.index + 1;
+    last = m.index + m[0].length;
   }
   if (last < text.length) frag.append(text.slice(last));
   return frag;
