@@ -17,6 +17,7 @@ tokenBox.value = sessionStorage.getItem("courier-token") || "";
 tokenBox.addEventListener("change", () => {
   sessionStorage.setItem("courier-token", tokenBox.value);
   loadTables(true);
+  loadHistory();
 });
 
 // Characters that are invisible or reorder text: bidi embeddings, overrides and isolates,
