@@ -37,6 +37,7 @@ export const PAGE_HTML = `<!doctype html>
 <main>
   <div id="info"></div>
   <textarea id="query" spellcheck="false">SELECT name FROM sqlite_schema</textarea>
+  <div id="query-controls" hidden></div>
   <div>
     <button id="run">Run (Ctrl+Enter)</button>
     <button id="explain">Explain</button>

@@ -5,6 +5,21 @@ import { api, fileHash, makeFixtureDb, startTestBrowser } from "../support/brows
 import { type Browser, launchChromium, type Page, readPng } from "../support/chromium.ts";
 import type { BrowseOptions, RunningBrowser } from "../../src/browse/server.ts";
 
+/** Where the screenshots go: $COURIER_SCREENSHOT_DIR to keep them, else a temp dir. */
+async function screenshotDir(): Promise<string> {
+  return Deno.env.get("COURIER_SCREENSHOT_DIR") ?? await Deno.makeTempDir();
+}
+
+/** A screenshot of the viewport that must decode as a PNG of the viewport's size. */
+async function screenshot(page: Page, name: string): Promise<void> {
+  const path = `${await screenshotDir()}/${name}`;
+  await page.screenshot(path);
+  assertEquals(
+    await readPng(path),
+    await page.evaluate(`({ width: innerWidth, height: innerHeight })`),
+  );
+}
+
 const HOSTILE = `<img src=x onerror="window.pwned=1">`;
 
 /** The fixture database plus the tables a test adds, as SQL run with bind values. */
@@ -180,6 +195,7 @@ Deno.test("page: with --token, a hint until the token is entered, then no stale 
       await page.evaluate(`document.getElementById("token").classList.contains("needed")`),
       true,
     );
+    await screenshot(page, "page-token-hint.png");
 
     // A wrong token: still refused, and the hint says so.
     await enterToken(page, "wrong");
@@ -300,6 +316,19 @@ Deno.test("page: bidi and invisible controls in names and values are shown", asy
     );
     assertEquals(await bodyRows(page), [["x\\u2066y\\u0001z\\uFEFF\\u{E0041}"]]);
     assertEquals(await page.evaluate(`document.querySelectorAll("#result td .ctl").length`), 4);
+    // The generated query in the text box holds the raw name; it is shown again, visibly.
+    assertEquals(await page.evaluate(shown("query-controls")), true);
+    assertEquals(
+      await page.evaluate(`document.querySelector("#query-controls .ctl").textContent`),
+      "\\u202E",
+    );
+    await screenshot(page, "page-controls.png");
+    await page.evaluate(`(() => {
+      const box = document.getElementById("query");
+      box.value = "SELECT 1\\n\\tFROM x";
+      box.dispatchEvent(new Event("input"));
+    })()`);
+    assertEquals(await page.evaluate(shown("query-controls")), false, "tabs and newlines are fine");
     assert(!raw.test(await page.evaluate<string>(`document.body.innerText`)));
   });
 });
@@ -371,7 +400,7 @@ Deno.test("page: a 1 MB cell is clipped, the layout fits the viewport, the viewe
     ["INSERT INTO big VALUES (1, ?, 'tail-a', 'tail-b')", huge],
     ["INSERT INTO big VALUES (2, ?, 'tail-c', 'tail-d')", "word ".repeat(30)],
   );
-  const dir = Deno.env.get("COURIER_SCREENSHOT_DIR") ?? await Deno.makeTempDir();
+  const dir = await screenshotDir();
   await withPage(database, {}, async (page) => {
     await page.waitFor(`document.querySelectorAll("#tables button").length > 0`);
     await clickTable(page, "big");

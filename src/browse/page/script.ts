@@ -45,6 +45,20 @@ function visible(text, keepLayout) {
   if (last < text.length) frag.append(text.slice(last));
   return frag;
 }
+// A text box cannot style characters, so a query holding hidden ones is shown again below
+// it, visibly; otherwise a table name with U+202E reorders the whole line in the box.
+const LAYOUT = /[\t\n\r]/g;
+function showQueryControls() {
+  const q = $("query").value;
+  const hidden = (q.replace(LAYOUT, "").match(CONTROLS) || []).length > 0;
+  $("query-controls").hidden = !hidden;
+  if (hidden) $("query-controls").replaceChildren("Hidden characters in the query: ", visible(q, true));
+}
+function setQuery(q) {
+  $("query").value = q;
+  showQueryControls();
+}
+$("query").addEventListener("input", showQueryControls);
 /** The same as plain text, for tooltips. */
 function visibleString(text) { return text.replace(CONTROLS, escapeCode); }
 
@@ -226,7 +240,7 @@ async function openTable(name) {
 /** Shows the current page of the current table; true if it did. */
 async function showPage() {
   const state = paging, offset = state.offset, query = pageQuery();
-  $("query").value = query;
+  setQuery(query);
   const ok = await showAnswer(() => read(query), offset);
   const shown = ok && paging === state && state.offset === offset;
   if (shown) showPager(shownRows());
@@ -364,7 +378,7 @@ async function loadHistory() {
       const h = entries[i];
       if (seen.has(h.query)) continue;
       seen.add(h.query);
-      const b = listButton(h.query, () => { $("query").value = h.query; $("query").focus(); });
+      const b = listButton(h.query, () => { setQuery(h.query); $("query").focus(); });
       b.title = visibleString(h.query) + "\n" + h.timestamp + ", " + h.rows + " rows, " +
         h.duration_ms + " ms";
       items.push(b);

@@ -19,6 +19,9 @@ export const PAGE_STYLE = `
     gap: .3rem; }
   textarea { width: 100%; box-sizing: border-box; height: 6rem; font: 13px ui-monospace, monospace;
     flex: none; }
+  #query-controls { font: 12px ui-monospace, monospace; white-space: pre-wrap;
+    overflow-wrap: anywhere; max-height: 4.5em; overflow: auto; flex: none; background: #fff6e0;
+    padding: .2rem .4rem; }
   #pager { display: flex; gap: .5rem; align-items: center; }
   #result { flex: 1; min-height: 0; overflow: auto; max-width: 100%; }
   table { border-collapse: collapse; }
