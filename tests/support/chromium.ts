@@ -37,9 +37,9 @@ export interface Browser {
   open(url: string, viewport?: { width: number; height: number }): Promise<Page>;
   /**
    * Resolves with the next download that starts after this call once it has completed, so
-   * call it before the click that starts it.
+   * call it before the click that starts it; rejects if none completes within `timeoutMs`.
    */
-  nextDownload(): Promise<Download>;
+  nextDownload(timeoutMs?: number): Promise<Download>;
   close(): Promise<void>;
 }
 
@@ -168,19 +168,25 @@ export async function launchChromium(): Promise<Browser> {
       );
       return page;
     },
-    nextDownload() {
+    nextDownload(timeoutMs = 10_000) {
       return new Promise<Download>((resolve, reject) => {
         let guid: string | undefined;
         let suggestedFilename = "";
+        const timer = setTimeout(() => {
+          listeners.delete(listener);
+          reject(new Error(`no download completed within ${timeoutMs} ms`));
+        }, timeoutMs);
         const listener = (method: string, params: Record<string, unknown>) => {
           if (method === "Browser.downloadWillBegin" && guid === undefined) {
             guid = String(params.guid);
             suggestedFilename = String(params.suggestedFilename);
           } else if (method === "Browser.downloadProgress" && params.guid === guid) {
             if (params.state === "completed") {
+              clearTimeout(timer);
               listeners.delete(listener);
               resolve({ path: `${downloads}/${guid}`, suggestedFilename });
             } else if (params.state === "canceled") {
+              clearTimeout(timer);
               listeners.delete(listener);
               reject(new Error(`download of ${suggestedFilename} canceled`));
             }
