@@ -2,7 +2,6 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { History } from "./history.ts";
-import { PAGE_HTML } from "./page.ts";
 import { errorResponse, HttpError } from "./http_error.ts";
 import { queryInput } from "./input.ts";
 import { bodyLimitGuard } from "./middleware/body_limit.ts";
@@ -11,6 +10,7 @@ import { securityHeaders } from "./middleware/headers.ts";
 import { hostGuard } from "./middleware/host.ts";
 import { originGuard } from "./middleware/origin.ts";
 import { tokenGuard } from "./middleware/token.ts";
+import { pageResponse } from "./page.ts";
 import { type Answer, QueryTimeoutError, WorkerError, type WorkerPool } from "./pool.ts";
 import type { WorkerRequest } from "./protocol.ts";
 import { allowedHosts } from "./security.ts";
@@ -30,14 +30,6 @@ export interface AppOptions {
   maxQueryChars?: number;
   history?: History;
 }
-
-// For the page's own headers; the securityHeaders middleware sets these on every answer.
-const SECURITY_HEADERS: Record<string, string> = {
-  "X-Content-Type-Options": "nosniff",
-  "Cache-Control": "no-store",
-  "Referrer-Policy": "no-referrer",
-  "X-Frame-Options": "DENY",
-};
 
 function answerResponse(answer: Answer): Response {
   const headers: Record<string, string> = { "Content-Type": answer.head.contentType };
@@ -70,15 +62,7 @@ export function createApp(options: AppOptions): Hono {
     return { answer, response: answerResponse(answer) };
   };
 
-  app.get("/", () =>
-    new Response(PAGE_HTML, {
-      headers: {
-        "Content-Type": "text/html; charset=utf-8",
-        "Content-Security-Policy":
-          "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'",
-        ...SECURITY_HEADERS,
-      },
-    }));
+  app.get("/", () => pageResponse());
   api.get("/info", async (c) => (await run(c, { op: "info" })).response);
   api.get("/tables", async (c) => (await run(c, { op: "tables" })).response);
   api.get(
