@@ -5,6 +5,7 @@ import type { WorkerRequest } from "./protocol.ts";
 import { JSON_TYPE, runQuery, type Sink } from "./query.ts";
 import { baseline, HARD_HEAP_LIMIT, restore } from "./settings.ts";
 import { SqlTextError } from "./sql_text.ts";
+import { UnlistableObjects } from "./unlistable.ts";
 
 export type { Sink } from "./query.ts";
 
@@ -27,6 +28,7 @@ export function scrub(message: string, paths: readonly string[], label: string):
  */
 export class Executor {
   #base: Map<string, string> | undefined;
+  #unlistable = new UnlistableObjects();
   /** Set when the worker could not put its connection back as it was: it must be replaced. */
   spoiled = false;
 
@@ -62,7 +64,7 @@ export class Executor {
         case "query":
         case "explain":
           return await runQuery(
-            { db: this.db, write: this.write, label: this.label },
+            { db: this.db, write: this.write, label: this.label, unlistable: this.#unlistable },
             req,
             sink,
             started,

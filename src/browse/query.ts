@@ -20,6 +20,7 @@ import {
   type Token,
   tokenize,
 } from "./sql_text.ts";
+import type { UnlistableObjects } from "./unlistable.ts";
 import { toApiValue } from "./values.ts";
 
 /** Where an answer goes: a head, body text in chunks, an end. */
@@ -135,6 +136,7 @@ export interface QueryContext {
   db: Db;
   write: boolean;
   label: string;
+  unlistable: UnlistableObjects;
 }
 
 /** Runs one query request: checks, runs and encodes it, answering through the sink. */
@@ -154,6 +156,7 @@ export async function runQuery(
   }
   if (inner >= tokens.length) throw new SqlTextError("EXPLAIN needs a statement to explain");
   checkTokens(tokens, inner);
+  await ctx.unlistable.check(db, tokens);
   const write = ctx.write && !req.readOnly;
   const innerTokens = tokens.slice(inner);
   let innerSql: string;

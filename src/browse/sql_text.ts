@@ -202,6 +202,13 @@ function listable(hex: string): boolean {
   }
 }
 
+/** Whether a string token is a blob literal EXPLAIN would list as text that is not UTF-8. */
+export function unlistableBlob(token: string): boolean {
+  if (!/^x'/i.test(token)) return false;
+  const hex = token.slice(2, -1);
+  return /^([0-9a-f]{2})*$/i.test(hex) && !listable(hex);
+}
+
 /**
  * `text` (whose tokens start at `base` in the source) with every blob literal that is not valid
  * UTF-8 written as `(unhex('..'))`, the same value. EXPLAIN lists a blob literal's raw bytes as
@@ -211,9 +218,8 @@ export function listableBlobs(text: string, tokens: Token[], base: number): stri
   let out = "";
   let at = 0;
   for (const t of tokens) {
-    if (t.kind !== "string" || !/^x'/i.test(t.value)) continue;
+    if (t.kind !== "string" || !unlistableBlob(t.value)) continue;
     const hex = t.value.slice(2, -1);
-    if (!/^([0-9a-f]{2})*$/i.test(hex) || listable(hex)) continue;
     out += text.slice(at, t.start - base) + `(unhex('${hex}'))`;
     at = t.end - base;
   }
