@@ -94,6 +94,47 @@ interface LibsqlStatement {
   run(...params: unknown[]): { changes: number; lastInsertRowid: unknown };
 }
 
+/** About this much row data is fetched from the driver at a time. */
+const BATCH_BYTES = 1024 * 1024;
+
+function rowBytes(row: unknown[]): number {
+  let n = 16;
+  for (const v of row) {
+    n += typeof v === "string" ? v.length : v instanceof Uint8Array ? v.byteLength : 8;
+  }
+  return n;
+}
+
+/**
+ * Sizes the driver's row batches by the rows' size. The driver converts 100 rows per native
+ * call; with 1 MB cells that is 100 MB held before the first row can be looked at (a worker
+ * reached 200 MB answering a 16 MB capped answer). The first batch is one row, later ones hold
+ * about BATCH_BYTES. Works through the iterator's own fields (libsql is pinned to 0.5.29); an
+ * iterator without them is left as it is.
+ */
+class Batches {
+  #size = 1;
+  #it: { nextRows?: unknown; nextRowIndex?: number };
+
+  constructor(it: LibsqlIterator) {
+    this.#it = it as unknown as { nextRows?: unknown; nextRowIndex?: number };
+  }
+
+  refill(): void {
+    const it = this.#it;
+    if (!Array.isArray(it.nextRows) || typeof it.nextRowIndex !== "number") return;
+    if (it.nextRowIndex >= it.nextRows.length) {
+      it.nextRows = new Array(this.#size);
+      // The driver fetches a new batch when the index is 100, whatever the array's length.
+      it.nextRowIndex = 100;
+    }
+  }
+
+  saw(row: unknown[]): void {
+    this.#size = Math.max(1, Math.min(100, Math.floor(BATCH_BYTES / rowBytes(row))));
+  }
+}
+
 function bindArgs(params: Params): unknown[] {
   if (params === undefined) return [];
   return [params];
@@ -184,14 +225,18 @@ export function openLocal(path: string, write: boolean): Db {
     const unwrap = stmt !== first;
     stmt.raw();
     let it: LibsqlIterator | undefined;
+    let batches: Batches | undefined;
     try {
       it = stmt.iterate(...bindArgs(params));
+      batches = new Batches(it);
       for (;;) {
+        batches.refill();
         const next = it.next();
         if (next.done) {
           it = undefined;
           break;
         }
+        batches.saw(next.value!);
         if (!onRow(unwrap ? unwrapRow(next.value!) : next.value!)) break;
       }
       return {};
@@ -199,13 +244,16 @@ export function openLocal(path: string, write: boolean): Db {
       it = undefined;
       throw wrap(error);
     } finally {
-      if (it) {
+      if (it && batches) {
         // Stopped early: a statement left mid-way holds its read transaction (an outside writer
         // gets "database is locked", WAL readers stay on an old snapshot). A program that
         // writes runs to its end, so its changes commit; a read is interrupted, which ends it.
         if (!writes) (db as unknown as { interrupt(): void }).interrupt();
         try {
-          while (!it.next().done) { /* drain */ }
+          for (;;) {
+            batches.refill();
+            if (it.next().done) break;
+          }
         } catch { /* interrupted */ }
       }
       if (options.explain) resetExplain(stmt);
