@@ -15,6 +15,8 @@ export interface RunOptions {
    * throws to refuse. Resolves to whether its program writes.
    */
   check(runSql: string): Promise<{ writes: boolean }>;
+  /** Column names are taken from this SQL when set (the statement before blob literals were rewritten). */
+  namesFrom?: string;
 }
 
 /** A database the worker runs statements on; local files and remote libSQL servers alike. */
@@ -221,7 +223,13 @@ export function openLocal(path: string, write: boolean): Db {
         throw wrap(error);
       }
     }
-    onColumns(first.columns().map((c) => c.name));
+    let names = first.columns();
+    if (options.namesFrom !== undefined) {
+      try {
+        names = prepare(options.namesFrom).columns();
+      } catch { /* keep the rewritten statement's names */ }
+    }
+    onColumns(names.map((c) => c.name));
     const unwrap = stmt !== first;
     stmt.raw();
     let it: LibsqlIterator | undefined;

@@ -132,6 +132,32 @@ async function probes(db: Db, extra: string[]): Promise<Map<string, string>> {
   return out;
 }
 
+/**
+ * A refusal of a virtual table, naming the modules the statement uses that are not allowed
+ * (found by name: the program shows only a pointer).
+ */
+async function namedModules(db: Db, tokens: Token[], message: string): Promise<string> {
+  try {
+    const known = new Set(
+      (await db.all("SELECT name FROM pragma_module_list")).map((r) => String(r[0]).toLowerCase()),
+    );
+    const names = new Set<string>();
+    for (const t of tokens) {
+      const name = t.value.toLowerCase();
+      if ((t.kind === "word" || t.kind === "ident") && !EPONYMOUS_MODULES.has(name)) {
+        if (known.has(name) || name.startsWith("pragma_")) names.add(name);
+      }
+    }
+    if (names.size === 0) return message;
+    return message.replace(
+      "this virtual table or table-valued function is",
+      `${[...names].join(", ")}: this virtual table or table-valued function is`,
+    );
+  } catch {
+    return message;
+  }
+}
+
 export interface QueryContext {
   db: Db;
   write: boolean;
@@ -160,6 +186,7 @@ export async function runQuery(
   const write = ctx.write && !req.readOnly;
   const innerTokens = tokens.slice(inner);
   let innerSql: string;
+  let original: string | undefined;
   let extraModules: string[] = [];
   const head = innerTokens[0];
   if (head.kind === "word" && head.value.toUpperCase() === "PRAGMA") {
@@ -169,11 +196,8 @@ export async function runQuery(
     }
     ({ sql: innerSql, modules: extraModules } = pragmaSql(plan, ctx.label));
   } else {
-    innerSql = listableBlobs(
-      statement.slice(head.start - base),
-      innerTokens,
-      head.start,
-    );
+    original = statement.slice(head.start - base);
+    innerSql = listableBlobs(original, innerTokens, head.start);
   }
   const runText = mode === "none"
     ? innerSql
@@ -253,7 +277,20 @@ export async function runQuery(
     result = await db.run(
       runText,
       decodeParams(req.params),
-      { explain: mode !== "none", wrap: mode === "none", check },
+      {
+        explain: mode !== "none",
+        wrap: mode === "none",
+        check: async (runSql) => {
+          try {
+            return await check(runSql);
+          } catch (error) {
+            throw error instanceof RefusedError && /virtual table/.test(error.message)
+              ? new RefusedError(await namedModules(db, tokens, error.message))
+              : error;
+          }
+        },
+        namesFrom: mode === "none" && original !== innerSql ? original : undefined,
+      },
       onColumns,
       onRow,
     );
