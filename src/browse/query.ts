@@ -183,6 +183,13 @@ export async function runQuery(
   if (inner >= tokens.length) throw new SqlTextError("EXPLAIN needs a statement to explain");
   checkTokens(tokens, inner);
   await ctx.unlistable.check(db, tokens);
+  // The driver aborts the worker when named params meet a `?` that has no name.
+  if (
+    req.params !== null && typeof req.params === "object" && !Array.isArray(req.params) &&
+    tokens.some((t) => t.kind === "param" && t.value === "?")
+  ) {
+    throw new SqlTextError("a query with ? parameters takes its params as a JSON array");
+  }
   const write = ctx.write && !req.readOnly;
   const innerTokens = tokens.slice(inner);
   let innerSql: string;

@@ -39,6 +39,10 @@ Deno.test('executor: {"$int"} params bind as exact 64-bit integers', async () =>
     assert.deepEqual(r.body.rows, [["9007199254740993", "integer", "apple"]]);
     const named = await ask(executor, query("SELECT :n", { n: { $int: "-9223372036854775808" } }));
     assert.deepEqual(named.body.rows, [["-9223372036854775808"]]);
+    // Named params for a `?` without a name: the driver would abort the worker.
+    const nameless = await ask(executor, query("SELECT ?, :x", { x: 1 }));
+    assert.equal(nameless.status, 400);
+    assert.match(nameless.body.error, /JSON array/);
     const out = await ask(executor, query("SELECT ?1", [{ $int: "9223372036854775808" }]));
     assert.equal(out.status, 400);
     assert.match(out.body.error, /64-bit/);
