@@ -16,7 +16,7 @@ function canWrite(db: Database.Database): true | string {
   }
 }
 
-async function bigTable(path: string, journal: "delete" | "wal"): Promise<void> {
+function bigTable(path: string, journal: "delete" | "wal"): void {
   const db = new Database(path);
   db.exec(`PRAGMA journal_mode = ${journal};
     CREATE TABLE many (n INTEGER);
@@ -26,7 +26,7 @@ async function bigTable(path: string, journal: "delete" | "wal"): Promise<void> 
 
 Deno.test("state: on a rollback-journal file an outside writer is never blocked by an idle browse", async () => {
   const path = await makeFixtureDb();
-  await bigTable(path, "delete");
+  bigTable(path, "delete");
   const b = await startTestBrowser(path, { workers: 1, maxRows: 10 });
   const other = outside(path);
   try {
@@ -60,7 +60,7 @@ Deno.test("state: on a rollback-journal file an outside writer is never blocked 
 
 Deno.test("state: over WAL, a commit by an outside writer is seen by the next query", async () => {
   const path = await makeFixtureDb();
-  await bigTable(path, "wal");
+  bigTable(path, "wal");
   const b = await startTestBrowser(path, { workers: 1, maxRows: 10 });
   const other = outside(path);
   try {
