@@ -25,6 +25,11 @@ export interface Db {
   /** Rows of a trusted internal SELECT, text decoded safely. */
   all(sql: string, params?: unknown[]): Promise<unknown[][]>;
   /**
+   * The first row of a trusted internal SELECT run after every request, prepared once and kept.
+   * Its text must be ASCII: it is read as it is, without the UTF-8-safe wrapper.
+   */
+  often(sql: string): Promise<unknown[]>;
+  /**
    * The program of `sql` as EXPLAIN lists it, and, if it opens virtual tables, the pointers of
    * the allowed ones at this moment (probe SQL → module name).
    */
@@ -267,8 +272,22 @@ export function openLocal(path: string, write: boolean): Db {
       if (options.explain) resetExplain(stmt);
     }
   };
+  const kept = new Map<string, LibsqlStatement>();
   return {
     remote: false,
+    often(sql) {
+      let stmt = kept.get(sql);
+      if (!stmt) {
+        stmt = prepare(sql).raw();
+        kept.set(sql, stmt);
+      }
+      try {
+        // all() steps to the end, which ends the statement; the next call resets it.
+        return Promise.resolve(stmt.all()[0] ?? []);
+      } catch (error) {
+        throw wrap(error);
+      }
+    },
     all(sql, params = []) {
       const rows: unknown[][] = [];
       return run(
@@ -338,6 +357,9 @@ export function openRemote(url: string, authToken: string | undefined, write: bo
   return {
     remote: true,
     all,
+    async often(sql) {
+      return (await all(sql))[0] ?? [];
+    },
     async program(sql) {
       const rows = await all(`EXPLAIN ${sql}`);
       const ops = rows.map((r) => ({

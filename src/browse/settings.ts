@@ -44,11 +44,12 @@ const WATCHED = [
   "empty_result_callbacks",
 ];
 
+const SETTINGS_SQL = "SELECT " + WATCHED.map((n) => `(SELECT * FROM pragma_${n})`).join(",");
+
 /** Settings name → value, read in one statement. */
 export async function readSettings(db: Db): Promise<Map<string, string>> {
   // Each of these table-valued functions has one column and one row.
-  const sql = "SELECT * FROM " + WATCHED.map((n) => `pragma_${n}`).join(",");
-  const row = (await db.all(sql))[0] ?? [];
+  const row = await db.often(SETTINGS_SQL);
   return new Map(WATCHED.map((n, i) => [n, String(row[i])]));
 }
 
