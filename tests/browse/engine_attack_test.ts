@@ -143,3 +143,44 @@ Deno.test("engine: no absolute path in an answer or an error", async () => {
     await b.close();
   }
 });
+
+Deno.test("engine: the program check alone refuses what views and triggers hide from the text", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "browse_attack_" });
+  const path = await makeFixtureDb(dir);
+  const { default: Database } = await import("libsql");
+  const db = new Database(path);
+  db.exec(`CREATE VIEW where_am_i AS SELECT file FROM pragma_database_list;
+    CREATE VIEW heap AS SELECT * FROM pragma_hard_heap_limit;
+    CREATE VIEW nested AS SELECT * FROM where_am_i;
+    CREATE TABLE log (v);
+    CREATE TRIGGER spy AFTER INSERT ON log BEGIN
+      INSERT INTO log SELECT file FROM pragma_database_list WHERE 0;
+    END;`);
+  db.close();
+  const b = await startTestBrowser(path, { write: true });
+  try {
+    // No dangerous name in these statements: only the compiled program shows the modules.
+    for (const sql of ["SELECT * FROM where_am_i", "SELECT * FROM heap", "SELECT * FROM nested"]) {
+      const r = await postQuery(b, sql);
+      assert.equal(r.status, 403, `${sql}: ${r.text}`);
+      assert.ok(!r.text.includes(dir), r.text);
+    }
+    const insert = await postQuery(b, "INSERT INTO log VALUES (1)");
+    assert.equal(insert.status, 403, `the trigger's program is checked too: ${insert.text}`);
+    // Under --write, pragmas that change the connection stay refused; header fields may be set.
+    for (
+      const sql of [
+        "PRAGMA writable_schema = ON",
+        "PRAGMA cache_size = 1",
+        "PRAGMA journal_mode = OFF",
+      ]
+    ) {
+      assert.equal((await postQuery(b, sql)).status, 403, sql);
+    }
+    assert.equal((await postQuery(b, "PRAGMA user_version = 5")).status, 200);
+    const uv = await postQuery(b, "PRAGMA user_version");
+    assert.deepEqual((uv.body as { rows: unknown }).rows, [[5]]);
+  } finally {
+    await b.close();
+  }
+});
