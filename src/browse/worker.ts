@@ -58,27 +58,26 @@ export async function runWorker(): Promise<void> {
   const first = await reader.read();
   if (!first) return;
   const config = frameJson<WorkerConfig>(first);
+  const refuse = (error: unknown) => {
+    const message = error instanceof DbError
+      ? scrub(error.message, serverPaths(localPath(config.database)), config.label)
+      : "cannot open the database";
+    writeAll(encodeFrame(FRAME_JSON, JSON.stringify({ ready: false, error: message })));
+  };
   let db: Db;
   try {
     db = isRemote(config.database)
       ? openRemote(config.database, config.authToken, config.write)
       : openLocal(localPath(config.database), config.write);
   } catch (error) {
-    const message = error instanceof DbError
-      ? scrub(error.message, serverPaths(localPath(config.database)), config.label)
-      : "cannot open the database";
-    writeAll(encodeFrame(FRAME_JSON, JSON.stringify({ ready: false, error: message })));
-    return;
+    return refuse(error);
   }
   const paths = isRemote(config.database) ? [] : serverPaths(localPath(config.database));
   const executor = new Executor(db, config.write, config.label, paths);
   try {
     await executor.init();
-  } catch {
-    writeAll(
-      encodeFrame(FRAME_JSON, JSON.stringify({ ready: false, error: "cannot open the database" })),
-    );
-    return;
+  } catch (error) {
+    return refuse(error);
   }
   writeAll(encodeFrame(FRAME_JSON, JSON.stringify({ ready: true })));
   // The end frame waits until the connection has been checked, so a spoiled worker can say so.
@@ -93,7 +92,10 @@ export async function runWorker(): Promise<void> {
     if (!frame) break;
     end = undefined;
     await executor.handle(frameJson<WorkerRequest>(frame), sink);
-    const last = { ...end!, ...(executor.spoiled ? { recycle: true } : {}) };
+    const last: WorkerEnd = {
+      ...(end ?? { ok: false, rows: 0, durationMs: 0 }),
+      ...(executor.spoiled ? { recycle: true } : {}),
+    };
     writeAll(encodeFrame(FRAME_END, JSON.stringify(last)));
     if (executor.spoiled) break;
   }
