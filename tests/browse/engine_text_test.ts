@@ -75,6 +75,15 @@ Deno.test("text that is not UTF-8 is answered with U+FFFD in every format, never
     assert.equal(cols[1].default, "'ok'");
     const hazard = await api(b, "/api/tables/hazard");
     assert.equal(hazard.status, 200, hazard.text);
+    // Reading through bytes keeps the statement's own order and duplicate column names.
+    const ordered = await postQuery(
+      b,
+      "SELECT value AS v, value % 7 AS v FROM generate_series(1, 600) ORDER BY value % 7, value DESC",
+    );
+    const expected = Array.from({ length: 600 }, (_, i) => i + 1)
+      .sort((x, y) => x % 7 - y % 7 || y - x).map((v) => [v, v % 7]);
+    assert.deepEqual((ordered.body as { columns: unknown }).columns, ["v", "v"]);
+    assert.deepEqual((ordered.body as { rows: unknown }).rows, expected);
     // The worker is alive and well.
     const one = await postQuery(b, "SELECT 1");
     assert.deepEqual((one.body as { rows: unknown }).rows, [[1]]);
