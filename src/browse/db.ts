@@ -1,20 +1,55 @@
 import Database from "libsql";
 import { createClient } from "@libsql/client";
+import type { Op } from "./guard.ts";
+
+export type Params = unknown[] | Record<string, unknown> | undefined;
+
+/** How a statement runs: whether it writes, whether it is an EXPLAIN listing. */
+export interface RunOptions {
+  /** An EXPLAIN statement stays active after its last row until it is reset. */
+  explain: boolean;
+  /** Read text through bytes (U+FFFD for what is not UTF-8); for statements a CTE can hold. */
+  wrap: boolean;
+  /**
+   * Checks the exact SQL about to run (the statement, or the wrapper around it) before it runs;
+   * throws to refuse. Resolves to whether its program writes.
+   */
+  check(runSql: string): Promise<{ writes: boolean }>;
+  /** Column names are taken from this SQL when set (the statement before blob literals were rewritten). */
+  namesFrom?: string;
+}
 
 /** A database the worker runs statements on; local files and remote libSQL servers alike. */
 export interface Db {
-  /** Raw rows of a trusted internal statement (introspection, EXPLAIN). */
+  readonly remote: boolean;
+  /** Rows of a trusted internal SELECT, text decoded safely. */
   all(sql: string, params?: unknown[]): Promise<unknown[][]>;
   /**
-   * Runs a user statement. Rows are handed to `onRow` one at a time; returning false stops.
-   * Resolves to the columns (empty for a statement that returns none) and write counters.
+   * The first row of a trusted internal SELECT run after every request, prepared once and kept.
+   * Its text must be ASCII: it is read as it is, without the UTF-8-safe wrapper.
+   */
+  often(sql: string): Promise<unknown[]>;
+  /**
+   * The program of `sql` as EXPLAIN lists it, and, if it opens virtual tables, the pointers of
+   * the allowed ones at this moment (probe SQL → module name).
+   */
+  program(
+    sql: string,
+    probes: () => Promise<Map<string, string>>,
+  ): Promise<{ ops: Op[]; vtabs: Map<string, string> }>;
+  /**
+   * Runs a statement. Rows are handed to `onRow` one at a time; returning false stops, and the
+   * statement is ended at once. Resolves to the columns and write counters.
    */
   run(
     sql: string,
-    params: unknown[] | Record<string, unknown> | undefined,
+    params: Params,
+    options: RunOptions,
     onColumns: (columns: string[]) => void,
     onRow: (row: unknown[]) => boolean,
   ): Promise<{ changes?: number; lastInsertRowid?: unknown }>;
+  /** Whether a transaction is open on the connection (it must never be between requests). */
+  inTransaction(): boolean;
   close(): void;
 }
 
@@ -52,18 +87,92 @@ function wrap(error: unknown): DbError {
   return new DbError(e?.message ?? String(error), e?.code ?? "");
 }
 
+interface LibsqlIterator {
+  next(): { done?: boolean; value?: unknown[] };
+}
+
 interface LibsqlStatement {
   reader: boolean;
   raw(on?: boolean): LibsqlStatement;
   columns(): { name: string }[];
-  iterate(...params: unknown[]): IterableIterator<unknown[]>;
+  iterate(...params: unknown[]): LibsqlIterator;
   all(...params: unknown[]): unknown[][];
+  get(...params: unknown[]): unknown;
   run(...params: unknown[]): { changes: number; lastInsertRowid: unknown };
 }
 
-function bindArgs(params: unknown[] | Record<string, unknown> | undefined): unknown[] {
+/** About this much row data is fetched from the driver at a time. */
+const BATCH_BYTES = 1024 * 1024;
+
+function rowBytes(row: unknown[]): number {
+  let n = 16;
+  for (const v of row) {
+    n += typeof v === "string" ? v.length : v instanceof Uint8Array ? v.byteLength : 8;
+  }
+  return n;
+}
+
+/**
+ * Sizes the driver's row batches by the rows' size. The driver converts 100 rows per native
+ * call; with 1 MB cells that is 100 MB held before the first row can be looked at (a worker
+ * reached 200 MB answering a 16 MB capped answer). The first batch is one row, later ones hold
+ * about BATCH_BYTES. Works through the iterator's own fields (libsql is pinned to 0.5.29); an
+ * iterator without them is left as it is.
+ */
+class Batches {
+  #size = 1;
+  #it: { nextRows?: unknown; nextRowIndex?: number };
+
+  constructor(it: LibsqlIterator) {
+    this.#it = it as unknown as { nextRows?: unknown; nextRowIndex?: number };
+  }
+
+  refill(): void {
+    const it = this.#it;
+    if (!Array.isArray(it.nextRows) || typeof it.nextRowIndex !== "number") return;
+    if (it.nextRowIndex >= it.nextRows.length) {
+      it.nextRows = new Array(this.#size);
+      // The driver fetches a new batch when the index is 100, whatever the array's length.
+      it.nextRowIndex = 100;
+    }
+  }
+
+  saw(row: unknown[]): void {
+    this.#size = Math.max(1, Math.min(100, Math.floor(BATCH_BYTES / rowBytes(row))));
+  }
+}
+
+function bindArgs(params: Params): unknown[] {
   if (params === undefined) return [];
-  return Array.isArray(params) ? [params] : [params];
+  return [params];
+}
+
+const lossy = new TextDecoder();
+
+/**
+ * The statement `sql` (with `n` result columns) wrapped so that SQLite hands every text value
+ * over as bytes, plus one last column flagging which cells were text. The driver aborts the
+ * whole process on text that is not UTF-8; bytes are decoded here with U+FFFD instead.
+ * The CTE's column list renames the columns by position, so duplicate names do not matter.
+ */
+function byteWrapped(sql: string, n: number): string {
+  const cols = Array.from({ length: n }, (_, i) => `c${i}`);
+  const values = cols.map((c) =>
+    `CASE WHEN typeof(${c})='text' THEN CAST(${c} AS BLOB) ELSE ${c} END`
+  );
+  const flags = cols.map((c) => `(typeof(${c})='text')`).join("||");
+  return `WITH courier_q(${cols.join(",")}) AS (\n${sql}\n) SELECT ${
+    values.join(",")
+  },${flags} FROM courier_q`;
+}
+
+function unwrapRow(row: unknown[]): unknown[] {
+  const flags = String(row[row.length - 1]);
+  const out = row.slice(0, -1);
+  for (let i = 0; i < out.length; i++) {
+    if (flags[i] === "1") out[i] = lossy.decode(out[i] as Uint8Array);
+  }
+  return out;
 }
 
 /** A local file through the `libsql` driver (synchronous; the worker process isolates it). */
@@ -82,36 +191,147 @@ export function openLocal(path: string, write: boolean): Db {
       throw wrap(error);
     }
   };
+  /** Resets an EXPLAIN statement: `get()` steps it once and resets it, which ends it. */
+  const resetExplain = (stmt: LibsqlStatement) => {
+    try {
+      stmt.get();
+    } catch { /* an error also leaves it reset */ }
+  };
+  const explain = (sql: string): { stmt: LibsqlStatement; rows: unknown[][] } => {
+    const stmt = prepare(`EXPLAIN ${sql}`);
+    try {
+      return { stmt, rows: stmt.raw().all() };
+    } catch (error) {
+      throw wrap(error);
+    } finally {
+      resetExplain(stmt);
+    }
+  };
+  const run: Db["run"] = async (sql, params, options, onColumns, onRow) => {
+    const first = prepare(sql);
+    let stmt = first;
+    let runSql = sql;
+    if (first.reader && options.wrap) {
+      const wrapped = byteWrapped(sql, first.columns().length);
+      try {
+        stmt = prepare(wrapped);
+        runSql = wrapped;
+      } catch { /* not a query a CTE can hold (DML with RETURNING): read as it is */ }
+    }
+    const { writes } = await options.check(runSql);
+    if (!first.reader) {
+      onColumns([]);
+      try {
+        const info = first.run(...bindArgs(params));
+        return { changes: info.changes, lastInsertRowid: info.lastInsertRowid };
+      } catch (error) {
+        throw wrap(error);
+      }
+    }
+    let names = first.columns();
+    if (options.namesFrom !== undefined) {
+      try {
+        names = prepare(options.namesFrom).columns();
+      } catch { /* keep the rewritten statement's names */ }
+    }
+    onColumns(names.map((c) => c.name));
+    const unwrap = stmt !== first;
+    stmt.raw();
+    let it: LibsqlIterator | undefined;
+    let batches: Batches | undefined;
+    try {
+      it = stmt.iterate(...bindArgs(params));
+      batches = new Batches(it);
+      for (;;) {
+        batches.refill();
+        const next = it.next();
+        if (next.done) {
+          it = undefined;
+          break;
+        }
+        batches.saw(next.value!);
+        if (!onRow(unwrap ? unwrapRow(next.value!) : next.value!)) break;
+      }
+      return {};
+    } catch (error) {
+      it = undefined;
+      throw wrap(error);
+    } finally {
+      if (it && batches) {
+        // Stopped early: a statement left mid-way holds its read transaction (an outside writer
+        // gets "database is locked", WAL readers stay on an old snapshot). A program that
+        // writes runs to its end, so its changes commit; a read is interrupted, which ends it.
+        if (!writes) (db as unknown as { interrupt(): void }).interrupt();
+        try {
+          for (;;) {
+            batches.refill();
+            if (it.next().done) break;
+          }
+        } catch { /* interrupted */ }
+      }
+      if (options.explain) resetExplain(stmt);
+    }
+  };
+  const kept = new Map<string, LibsqlStatement>();
   return {
+    remote: false,
+    often(sql) {
+      let stmt = kept.get(sql);
+      if (!stmt) {
+        stmt = prepare(sql).raw();
+        kept.set(sql, stmt);
+      }
+      try {
+        // all() steps to the end, which ends the statement; the next call resets it.
+        return Promise.resolve(stmt.all()[0] ?? []);
+      } catch (error) {
+        throw wrap(error);
+      }
+    },
     all(sql, params = []) {
-      const stmt = prepare(sql);
-      try {
-        return Promise.resolve(stmt.raw().all(params));
-      } catch (error) {
-        throw wrap(error);
-      }
+      const rows: unknown[][] = [];
+      return run(
+        sql,
+        params,
+        { explain: false, wrap: true, check: () => Promise.resolve({ writes: false }) },
+        () => {},
+        (r) => rows.push(r) > 0,
+      ).then(() => rows);
     },
-    run(sql, params, onColumns, onRow) {
-      const stmt = prepare(sql);
-      try {
-        if (!stmt.reader) {
-          onColumns([]);
-          const info = stmt.run(...bindArgs(params));
-          return Promise.resolve({
-            changes: info.changes,
-            lastInsertRowid: info.lastInsertRowid,
-          });
-        }
-        stmt.raw();
-        onColumns(stmt.columns().map((c) => c.name));
-        for (const row of stmt.iterate(...bindArgs(params))) {
-          if (!onRow(row)) break;
-        }
-        return Promise.resolve({});
-      } catch (error) {
-        throw wrap(error);
+    program(sql, probes) {
+      // Statements stay referenced until the pointers are compared: a prepared program holds
+      // its virtual tables, so no other live table can share an address meanwhile.
+      const held: LibsqlStatement[] = [];
+      const { stmt, rows } = explain(sql);
+      held.push(stmt);
+      const ops = rows.map((r) => ({
+        opcode: String(r[1]),
+        p1: Number(r[2]),
+        p2: Number(r[3]),
+        p3: Number(r[4]),
+        p4: r[5] === null ? null : String(r[5]),
+      }));
+      const vtabs = new Map<string, string>();
+      if (!ops.some((op) => op.p4?.startsWith("vtab:"))) {
+        return Promise.resolve({ ops, vtabs });
       }
+      return probes().then((list) => {
+        for (const [probe, module] of list) {
+          try {
+            const p = explain(probe);
+            held.push(p.stmt);
+            for (const r of p.rows) {
+              const p4 = r[5] === null ? "" : String(r[5]);
+              if (p4.startsWith("vtab:")) vtabs.set(p4, module);
+            }
+          } catch { /* a module this build lacks */ }
+        }
+        held.length = 0;
+        return { ops, vtabs };
+      });
     },
+    run,
+    inTransaction: () => db.inTransaction,
     close() {
       db.close();
     },
@@ -120,22 +340,39 @@ export function openLocal(path: string, write: boolean): Db {
 
 /**
  * A remote libSQL server through @libsql/client. Read-only runs each statement inside a
- * `read` transaction, which the server itself enforces, and rolls it back.
+ * `read` transaction, which the server itself enforces, and rolls it back. Virtual tables are
+ * refused there: their pointers are not stable across the server's connections.
  */
 export function openRemote(url: string, authToken: string | undefined, write: boolean): Db {
   const client = createClient({ url, authToken, intMode: "bigint" });
-  const toArgs = (p: unknown[] | Record<string, unknown> | undefined) =>
-    (p ?? []) as import("@libsql/client").InArgs;
+  const toArgs = (p: Params) => (p ?? []) as import("@libsql/client").InArgs;
+  const all = async (sql: string, params: unknown[] = []) => {
+    try {
+      const rs = await client.execute({ sql, args: toArgs(params) });
+      return rs.rows.map((r) => Array.from(r));
+    } catch (error) {
+      throw wrap(error);
+    }
+  };
   return {
-    async all(sql, params = []) {
-      try {
-        const rs = await client.execute({ sql, args: toArgs(params) });
-        return rs.rows.map((r) => Array.from(r));
-      } catch (error) {
-        throw wrap(error);
-      }
+    remote: true,
+    all,
+    async often(sql) {
+      return (await all(sql))[0] ?? [];
     },
-    async run(sql, params, onColumns, onRow) {
+    async program(sql) {
+      const rows = await all(`EXPLAIN ${sql}`);
+      const ops = rows.map((r) => ({
+        opcode: String(r[1]),
+        p1: Number(r[2]),
+        p2: Number(r[3]),
+        p3: Number(r[4]),
+        p4: r[5] === null ? null : String(r[5]),
+      }));
+      return { ops, vtabs: new Map() };
+    },
+    async run(sql, params, options, onColumns, onRow) {
+      await options.check(sql);
       try {
         const tx = await client.transaction(write ? "write" : "read");
         try {
@@ -153,6 +390,7 @@ export function openRemote(url: string, authToken: string | undefined, write: bo
         throw wrap(error);
       }
     },
+    inTransaction: () => false,
     close() {
       client.close();
     },

@@ -1,10 +1,18 @@
+import {
+  ALLOWED_FUNCTIONS,
+  DANGEROUS_NAMES,
+  READ_PRAGMAS_NO_ARG,
+  READ_PRAGMAS_WITH_ARG,
+  WRITE_PRAGMAS,
+} from "./allow.ts";
 import type { Token } from "./sql_text.ts";
 
 /**
  * Decisions about whether a statement may run. Read-only is held first by the engine (the file
- * is opened with `mode=ro`); these rules cover what that flag does not: functions libsql ships
- * that touch the file system or load code, ATTACH, VACUUM INTO, and connection state that would
- * leak between requests served by the same pooled connection.
+ * is opened with `mode=ro`). The decisive checks read the prepared program: every function it
+ * calls and every virtual table it opens must be on an allow-list. The checks on text are only
+ * a first, cheap layer and give clearer messages; PRAGMAs are the exception, decided on their
+ * tokens because a PRAGMA acts while it is prepared.
  */
 
 /** A refused statement: HTTP 403 with this message. */
@@ -14,41 +22,6 @@ export class RefusedError extends Error {
     this.name = "RefusedError";
   }
 }
-
-/**
- * Functions and table-valued functions that are never allowed, even with --write: file access
- * (readfile, writefile, fsdir), code loading, SQL run from inside a function (sha3_query), the
- * fts3 tokenizer pointer trick, cipher configuration and raw page access.
- */
-export const DENIED_NAMES: ReadonlySet<string> = new Set([
-  "readfile",
-  "writefile",
-  "fsdir",
-  "load_extension",
-  "sha3_query",
-  "fts3_tokenizer",
-  "sqlite3mc_config",
-  "sqlite3mc_config_table",
-  "sqlite3mc_codec_data",
-  "sqlite_crypt",
-  "sqlite_dbpage",
-  "sqlite_attach",
-  "sqlite_detach",
-]);
-
-/** Pragmas that take an argument and only read. */
-const READ_PRAGMAS_WITH_ARG = new Set([
-  "table_info",
-  "table_xinfo",
-  "table_list",
-  "index_list",
-  "index_info",
-  "index_xinfo",
-  "foreign_key_list",
-  "foreign_key_check",
-  "integrity_check",
-  "quick_check",
-]);
 
 /**
  * VDBE opcodes that change a database, its schema or the connection. Insert/Delete are not
@@ -61,6 +34,7 @@ const WRITE_OPCODES = new Set([
   "VCreate",
   "VDestroy",
   "VBegin",
+  "VRename",
   "CreateBtree",
   "Destroy",
   "Clear",
@@ -87,13 +61,20 @@ export interface Op {
   p4: string | null;
 }
 
-/** Checks the text of a statement; `extraDenied` holds schema objects that use denied names. */
-export function checkTokens(
-  tokens: Token[],
-  write: boolean,
-  extraDenied: ReadonlyMap<string, string> = new Map(),
-): void {
-  const head = tokens[0]?.kind === "word" ? tokens[0].value.toUpperCase() : "";
+const WRITE_REFUSED =
+  "read-only: this statement would write (writes need `courier browse --write` and a POST)";
+
+function notAllowed(kind: string, name: string): RefusedError {
+  const why = DANGEROUS_NAMES.has(name) ? " (it reaches files, code or raw pages)" : "";
+  return new RefusedError(`${kind} ${name} is not allowed${why}`);
+}
+
+/**
+ * The cheap first layer, on the statement's tokens: ATTACH, transaction control, and names
+ * known to be dangerous. Passing it proves nothing; the program check decides.
+ */
+export function checkTokens(tokens: Token[], inner = 0): void {
+  const head = tokens[inner]?.kind === "word" ? tokens[inner].value.toUpperCase() : "";
   if (head === "ATTACH" || head === "DETACH") {
     throw new RefusedError(`${head} is not allowed`);
   }
@@ -103,80 +84,141 @@ export function checkTokens(
   for (const t of tokens) {
     if (t.kind !== "word" && t.kind !== "ident") continue;
     const name = t.value.toLowerCase();
-    if (DENIED_NAMES.has(name)) throw new RefusedError(`${name} is not allowed`);
-    const why = extraDenied.get(name);
-    if (why) throw new RefusedError(why);
+    if (DANGEROUS_NAMES.has(name)) throw notAllowed("function or table", name);
   }
-  if (!write && head === "PRAGMA") checkPragma(tokens);
 }
 
-function checkPragma(tokens: Token[]): void {
-  // PRAGMA [schema.]name [= value | (arg)]
-  let i = 1;
-  if (tokens[i + 1]?.value === ".") i += 2;
-  const name = (tokens[i]?.value ?? "").toLowerCase();
-  const next = tokens[i + 1]?.value;
-  if (next === "=") throw new RefusedError(`read-only: PRAGMA ${name} = ... is not allowed`);
-  if (next === "(" && !READ_PRAGMAS_WITH_ARG.has(name)) {
-    throw new RefusedError(`read-only: PRAGMA ${name}(...) is not allowed`);
+/** A PRAGMA as the API runs it: a read through its table-valued function. */
+export interface PragmaPlan {
+  name: string;
+  schema?: string;
+  arg?: string | number;
+  /** A --write PRAGMA that sets a header field: run as written (it has no read form). */
+  writeText?: string;
+}
+
+function literal(t: Token | undefined, sign?: Token): string | number | undefined {
+  if (!t) return undefined;
+  const neg = sign?.value === "-";
+  if (t.kind === "number") return Number((neg ? "-" : "") + t.value);
+  if (sign) return undefined;
+  if (t.kind === "word" || t.kind === "ident") return t.value;
+  if (t.kind === "string" && t.value.startsWith("'")) {
+    return t.value.slice(1, -1).replaceAll("''", "'");
   }
+  return undefined;
 }
 
 /**
- * Checks the compiled program. Views are expanded into it, so a view calling readfile() is
- * caught here even though its name does not appear in the text.
+ * Decides a PRAGMA (tokens from `start`, after any EXPLAIN) before anything prepares it. Only the
+ * forms `PRAGMA [schema.]name`, `... = value`, `... (value)` with one literal value are read;
+ * anything else is refused.
  */
-export function checkProgram(ops: Op[], write: boolean, deniedTriggers: boolean): void {
+export function planPragma(tokens: Token[], start: number, write: boolean): PragmaPlan {
+  let i = start + 1;
+  let schema: string | undefined;
+  if (tokens[i + 1]?.value === "." && tokens[i + 1]?.kind === "punct") {
+    schema = tokens[i].value;
+    i += 2;
+  }
+  const nameTok = tokens[i];
+  if (!nameTok || (nameTok.kind !== "word" && nameTok.kind !== "ident")) {
+    throw new RefusedError("this PRAGMA is not allowed");
+  }
+  const name = nameTok.value.toLowerCase();
+  const rest = tokens.slice(i + 1);
+  let arg: string | number | undefined;
+  let hasArg = false;
+  if (rest.length > 0) {
+    hasArg = true;
+    const sign = rest[1]?.value === "-" || rest[1]?.value === "+" ? rest[1] : undefined;
+    const v = sign ? rest[2] : rest[1];
+    const n = sign ? 3 : 2;
+    const shape = rest[0].value === "="
+      ? rest.length === n
+      : rest[0].value === "(" && rest.length === n + 1 && rest[n].value === ")";
+    arg = shape ? literal(v, sign) : undefined;
+    if (arg === undefined) throw new RefusedError(`PRAGMA ${name}: this form is not allowed`);
+  }
+  if (write && hasArg && WRITE_PRAGMAS.has(name) && typeof arg === "number") {
+    return { name, schema, writeText: `PRAGMA ${name} = ${Math.trunc(arg)}` };
+  }
+  if (READ_PRAGMAS_WITH_ARG.has(name)) return { name, schema, arg };
+  if (READ_PRAGMAS_NO_ARG.has(name)) {
+    if (hasArg) {
+      throw new RefusedError(
+        write && WRITE_PRAGMAS.has(name)
+          ? `PRAGMA ${name} takes an integer`
+          : `read-only: PRAGMA ${name} with a value is not allowed`,
+      );
+    }
+    return { name, schema };
+  }
+  throw new RefusedError(
+    `PRAGMA ${name} is not allowed (allowed: the read-only pragmas ${
+      [...READ_PRAGMAS_NO_ARG, ...READ_PRAGMAS_WITH_ARG].sort().join(", ")
+    })`,
+  );
+}
+
+/** The function name in an EXPLAIN p4 such as `upper(1)` or `->>(2)`. */
+function functionName(p4: string | null): string {
+  const m = /^(.*)\(-?\d+\)$/s.exec(p4 ?? "");
+  return (m ? m[1] : p4 ?? "").toLowerCase();
+}
+
+const FUNCTION_OP = /^(Function|PureFunc|Agg)/;
+
+export interface ProgramRules {
+  write: boolean;
+  /** Virtual-table pointers (as EXPLAIN prints them) of allowed modules, at this moment. */
+  vtabs: ReadonlyMap<string, string>;
+}
+
+/** Whether a program opens any virtual table (only then are the allowed pointers looked up). */
+export function usesVtabs(ops: Op[]): boolean {
+  return ops.some((op) => op.p4?.startsWith("vtab:"));
+}
+
+/** Whether a program writes (a write transaction or a write cursor). */
+export function writes(ops: Op[]): boolean {
+  return ops.some((op) =>
+    WRITE_OPCODES.has(op.opcode) || (op.opcode === "Transaction" && op.p2 !== 0)
+  );
+}
+
+/**
+ * Checks a compiled program. EXPLAIN lists trigger sub-programs and expands views, so a
+ * function or virtual table used there is checked as well.
+ */
+export function checkProgram(ops: Op[], rules: ProgramRules): void {
   for (const op of ops) {
-    if (op.opcode === "Function" || op.opcode === "PureFunc" || op.opcode === "AggStep") {
-      const name = (op.p4 ?? "").replace(/\(.*$/, "").toLowerCase();
-      if (DENIED_NAMES.has(name)) throw new RefusedError(`${name} is not allowed`);
+    if (FUNCTION_OP.test(op.opcode) && op.p4 !== null) {
+      const name = functionName(op.p4);
+      if (!ALLOWED_FUNCTIONS.has(name)) throw notAllowed("function", name);
+    }
+    if (op.p4?.startsWith("vtab:") && !rules.vtabs.has(op.p4)) {
+      throw new RefusedError(
+        "this virtual table or table-valued function is not allowed (allowed: json_each, " +
+          "json_tree, generate_series, dbstat, the read-only pragma_* functions, and " +
+          "full-text and r-tree tables)",
+      );
     }
     if (op.opcode === "Vacuum" && op.p2 !== 0) {
       throw new RefusedError("VACUUM INTO is not allowed");
     }
-    if (op.opcode === "Program" && deniedTriggers) {
-      throw new RefusedError("a trigger on this table uses a function that is not allowed");
+    if (op.opcode === "Savepoint" || op.opcode === "AutoCommit") {
+      throw new RefusedError("transaction control is not allowed: each request runs on its own");
     }
-    if (!write) {
+    if (!rules.write) {
       // Expire with P1=0 (every prepared statement) follows a change of connection settings;
       // P1=1 is only the pragma's own statement and is emitted by reading pragmas too.
       if (
         WRITE_OPCODES.has(op.opcode) || (op.opcode === "Transaction" && op.p2 !== 0) ||
         (op.opcode === "Expire" && op.p1 === 0)
       ) {
-        throw new RefusedError(
-          "read-only: this statement would write (writes need `courier browse --write` and a POST)",
-        );
+        throw new RefusedError(WRITE_REFUSED);
       }
     }
   }
-}
-
-/**
- * Views and triggers whose SQL names a denied function, directly or through another such view:
- * name → reason. Table-valued functions inside views compile to opaque virtual-table opcodes,
- * so they are caught by name here.
- */
-export function taintedObjects(
-  objects: { name: string; type: string; tokens: Token[] }[],
-): Map<string, string> {
-  const tainted = new Map<string, string>();
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (const o of objects) {
-      const key = o.name.toLowerCase();
-      if (tainted.has(key)) continue;
-      const hit = o.tokens.find((t) =>
-        (t.kind === "word" || t.kind === "ident") &&
-        (DENIED_NAMES.has(t.value.toLowerCase()) || tainted.has(t.value.toLowerCase()))
-      );
-      if (hit) {
-        tainted.set(key, `${o.type} ${o.name} uses ${hit.value}, which is not allowed`);
-        changed = true;
-      }
-    }
-  }
-  return tainted;
 }

@@ -119,4 +119,9 @@ export interface WorkerEnd {
   ok: boolean;
   rows: number;
   durationMs: number;
+  /**
+   * The worker could not put its connection back as it was (a setting that cannot be restored,
+   * a transaction left open); it exits after this answer and must be replaced, not reused.
+   */
+  recycle?: boolean;
 }

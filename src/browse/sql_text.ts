@@ -38,13 +38,42 @@ function readQuoted(sql: string, i: number, close: string, doubled: boolean): nu
   }
 }
 
+/**
+ * The end of a named bind variable as SQLite reads it (sqlite3GetToken): name characters, `::`
+ * inside the name, and the Tcl form `$name(...)` that runs to the next `)` unless whitespace
+ * comes first. `$a(')` is one variable: reading the quote as a string start would hide the
+ * rest of the statement from every check that reads text.
+ */
+function variableEnd(sql: string, i: number): number {
+  let j = i + 1;
+  let n = 0;
+  while (j < sql.length) {
+    const c = sql[j];
+    if (WORD_PART.test(c)) {
+      n++;
+      j++;
+    } else if (c === "(" && n > 0) {
+      j++;
+      while (j < sql.length && !SQL_SPACE.test(sql[j]) && sql[j] !== ")") j++;
+      // Without its `)` SQLite reads an illegal token, which fails to prepare.
+      return sql[j] === ")" ? j + 1 : j;
+    } else if (c === ":" && sql[j + 1] === ":") {
+      j += 2;
+    } else break;
+  }
+  return j;
+}
+
+/** The characters SQLite's tokenizer skips as space. */
+const SQL_SPACE = /[ \t\n\f\r]/;
+
 /** Tokens of `sql`, comments and whitespace dropped. */
 export function tokenize(sql: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   while (i < sql.length) {
     const ch = sql[i];
-    if (/\s/.test(ch)) {
+    if (SQL_SPACE.test(ch)) {
       i++;
     } else if (ch === "-" && sql[i + 1] === "-") {
       const k = sql.indexOf("\n", i);
@@ -83,11 +112,15 @@ export function tokenize(sql: string): Token[] {
       }
       tokens.push({ kind: "number", value: sql.slice(i, j), start: i, end: j });
       i = j;
-    } else if (ch === "?" || ch === ":" || ch === "@" || ch === "$") {
+    } else if (ch === "?") {
       let j = i + 1;
-      while (j < sql.length && WORD_PART.test(sql[j])) j++;
+      while (j < sql.length && /[0-9]/.test(sql[j])) j++;
       tokens.push({ kind: "param", value: sql.slice(i, j), start: i, end: j });
       i = j;
+    } else if (ch === ":" || ch === "@" || ch === "$" || ch === "#") {
+      const end = variableEnd(sql, i);
+      tokens.push({ kind: "param", value: sql.slice(i, end), start: i, end });
+      i = end;
     } else {
       const two = sql.slice(i, i + 2);
       const len = ["<=", ">=", "<>", "!=", "==", "||", "<<", ">>", "->"].includes(two)
@@ -137,4 +170,58 @@ export function singleStatement(sql: string): SplitResult {
   }
   const last = body[body.length - 1];
   return { statement: sql.slice(body[0].start, last.end), tokens: body };
+}
+
+/** How a statement is wrapped in EXPLAIN: not, `EXPLAIN`, or `EXPLAIN QUERY PLAN`. */
+export type ExplainMode = "none" | "explain" | "plan";
+
+/** The EXPLAIN wrapper of a statement and the index of its first inner token. */
+export function explainPrefix(tokens: Token[]): { mode: ExplainMode; inner: number } {
+  if (!isWord(tokens[0], "EXPLAIN")) return { mode: "none", inner: 0 };
+  if (isWord(tokens[1], "QUERY") && isWord(tokens[2], "PLAN")) return { mode: "plan", inner: 3 };
+  return { mode: "explain", inner: 1 };
+}
+
+function hexBytes(hex: string): Uint8Array {
+  const out = new Uint8Array(hex.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Whether SQLite's EXPLAIN listing can show this blob literal as text the driver reads. */
+function listable(hex: string): boolean {
+  const bytes = hexBytes(hex);
+  const nul = bytes.indexOf(0);
+  try {
+    strictUtf8.decode(nul < 0 ? bytes : bytes.subarray(0, nul));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a string token is a blob literal EXPLAIN would list as text that is not UTF-8. */
+export function unlistableBlob(token: string): boolean {
+  if (!/^x'/i.test(token)) return false;
+  const hex = token.slice(2, -1);
+  return /^([0-9a-f]{2})*$/i.test(hex) && !listable(hex);
+}
+
+/**
+ * `text` (whose tokens start at `base` in the source) with every blob literal that is not valid
+ * UTF-8 written as `(unhex('..'))`, the same value. EXPLAIN lists a blob literal's raw bytes as
+ * text, and the driver aborts the process on text that is not UTF-8.
+ */
+export function listableBlobs(text: string, tokens: Token[], base: number): string {
+  let out = "";
+  let at = 0;
+  for (const t of tokens) {
+    if (t.kind !== "string" || !unlistableBlob(t.value)) continue;
+    const hex = t.value.slice(2, -1);
+    out += text.slice(at, t.start - base) + `(unhex('${hex}'))`;
+    at = t.end - base;
+  }
+  return out + text.slice(at);
 }

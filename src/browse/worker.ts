@@ -1,5 +1,5 @@
 import { type Db, DbError, isRemote, localPath, openLocal, openRemote } from "./db.ts";
-import { Executor } from "./executor.ts";
+import { Executor, scrub } from "./executor.ts";
 import {
   encodeFrame,
   FRAME_BODY,
@@ -8,6 +8,7 @@ import {
   frameJson,
   FrameReader,
   type WorkerConfig,
+  type WorkerEnd,
   type WorkerRequest,
 } from "./protocol.ts";
 
@@ -34,6 +35,19 @@ function writeText(text: string): void {
   writeAll(out.subarray(0, 5 + written));
 }
 
+/** The ways the database's path may be spelled in an SQLite message. */
+function serverPaths(path: string): string[] {
+  const out = [path];
+  try {
+    out.push(Deno.realPathSync(path));
+  } catch { /* not there (yet) */ }
+  try {
+    out.push(Deno.realPathSync(".") + "/" + path);
+  } catch { /* no cwd */ }
+  // Longest first, so a full path is replaced before a part of it.
+  return out.sort((a, b) => b.length - a.length);
+}
+
 /**
  * The query worker process: reads its config, then one request at a time from stdin, and
  * answers each on stdout. The server kills the process when a query runs past the time limit;
@@ -44,27 +58,46 @@ export async function runWorker(): Promise<void> {
   const first = await reader.read();
   if (!first) return;
   const config = frameJson<WorkerConfig>(first);
+  const refuse = (error: unknown) => {
+    const message = error instanceof DbError
+      ? scrub(error.message, serverPaths(localPath(config.database)), config.label)
+      : "cannot open the database";
+    writeAll(encodeFrame(FRAME_JSON, JSON.stringify({ ready: false, error: message })));
+  };
   let db: Db;
   try {
     db = isRemote(config.database)
       ? openRemote(config.database, config.authToken, config.write)
       : openLocal(localPath(config.database), config.write);
   } catch (error) {
-    const message = error instanceof DbError ? error.message : "cannot open the database";
-    writeAll(encodeFrame(FRAME_JSON, JSON.stringify({ ready: false, error: message })));
-    return;
+    return refuse(error);
+  }
+  const paths = isRemote(config.database) ? [] : serverPaths(localPath(config.database));
+  const executor = new Executor(db, config.write, config.label, paths);
+  try {
+    await executor.init();
+  } catch (error) {
+    return refuse(error);
   }
   writeAll(encodeFrame(FRAME_JSON, JSON.stringify({ ready: true })));
-  const executor = new Executor(db, config.write, config.label);
+  // The end frame waits until the connection has been checked, so a spoiled worker can say so.
+  let end: WorkerEnd | undefined;
   const sink = {
     head: (h: unknown) => writeAll(encodeFrame(FRAME_JSON, JSON.stringify(h))),
     chunk: (text: string) => writeText(text),
-    end: (e: unknown) => writeAll(encodeFrame(FRAME_END, JSON.stringify(e))),
+    end: (e: WorkerEnd) => (end = e),
   };
   for (;;) {
     const frame = await reader.read();
     if (!frame) break;
+    end = undefined;
     await executor.handle(frameJson<WorkerRequest>(frame), sink);
+    const last: WorkerEnd = {
+      ...(end ?? { ok: false, rows: 0, durationMs: 0 }),
+      ...(executor.spoiled ? { recycle: true } : {}),
+    };
+    writeAll(encodeFrame(FRAME_END, JSON.stringify(last)));
+    if (executor.spoiled) break;
   }
   db.close();
 }

@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { MAX_JSON_ANSWER_CHARS } from "../../src/browse/encode_json.ts";
+import {
+  fileHash,
+  makeFixtureDb,
+  postQuery,
+  startTestBrowser,
+} from "../support/browse_fixtures.ts";
+import { childPids, rss, startBrowseProcess } from "../support/browse_process.ts";
+
+const MB = 1024 * 1024;
+
+Deno.test("memory: SQLite's heap limit answers a clean 400, the byte cap truncates a JSON answer", async () => {
+  const path = await makeFixtureDb();
+  const b = await startTestBrowser(path, { workers: 1 });
+  try {
+    const zb = await postQuery(b, "SELECT zeroblob(999999999)");
+    assert.equal(zb.status, 400, zb.text);
+    assert.match((zb.body as { error: string }).error, /out of memory/);
+    const big = await postQuery(
+      b,
+      "SELECT printf('%.*c', 1000000, 'x') AS s FROM generate_series(1, 480)",
+    );
+    assert.equal(big.status, 200);
+    const body = big.body as { rows: string[][]; truncated: boolean; stats: { rows: number } };
+    assert.equal(body.truncated, true);
+    assert.ok(body.rows.length > 0 && body.rows.length < 480, `${body.rows.length} rows`);
+    assert.equal(body.stats.rows, body.rows.length);
+    assert.ok(big.text.length <= MAX_JSON_ANSWER_CHARS + 4096, `${big.text.length} chars`);
+    const one = await postQuery(b, "SELECT 1");
+    assert.deepEqual((one.body as { rows: unknown }).rows, [[1]], "the worker still answers");
+  } finally {
+    await b.close();
+  }
+});
+
+Deno.test("memory: the 480 MB query keeps the worker's memory bounded", async () => {
+  const path = await makeFixtureDb();
+  const before = await fileHash(path);
+  const server = await startBrowseProcess([path]);
+  try {
+    const url = (sql: string) => new URL(`/api/query?query=${encodeURIComponent(sql)}`, server.url);
+    await (await fetch(url("SELECT 1"))).arrayBuffer();
+    const workers = childPids(server.pid);
+    const idle = workers.map((pid) => rss(pid).peak);
+    const res = await fetch(
+      url("SELECT printf('%.*c', 1000000, 'x') FROM generate_series(1, 480)"),
+    );
+    const text = await res.text();
+    assert.equal(res.status, 200);
+    assert.match(text, /"truncated":true\}$/);
+    // Before the caps this grew a worker to 2.4 GB and the server to 1.9 GB.
+    assert.ok(workers.length > 0);
+    workers.forEach((pid, i) => {
+      const growth = rss(pid).peak - idle[i];
+      assert.ok(growth < 150 * MB, `worker peak +${Math.round(growth / MB)} MB`);
+    });
+    console.log(
+      `480 MB query: answer ${Math.round(text.length / MB)} MB; worker peaks ${
+        workers.map((p) => Math.round(rss(p).peak / MB)).join(", ")
+      } MB; server now ${Math.round(rss(server.pid).now / MB)} MB`,
+    );
+  } finally {
+    await server.stop();
+  }
+  assert.equal(await fileHash(path), before);
+});

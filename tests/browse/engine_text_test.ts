@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import Database from "libsql";
+import { api, makeFixtureDb, postQuery, startTestBrowser } from "../support/browse_fixtures.ts";
+
+const FFFD = "\uFFFD";
+
+/** The fixture plus text that is not UTF-8: in a value, a default and a table's name. */
+async function brokenTextDb(): Promise<string> {
+  const path = await makeFixtureDb();
+  const db = new Database(path);
+  db.exec(`CREATE TABLE bad (id INTEGER PRIMARY KEY, t TEXT DEFAULT 'ok', n TEXT);
+    CREATE TABLE hazard (t TEXT DEFAULT (CAST(x'ff' AS TEXT)));
+    CREATE VIEW over_hazard AS SELECT * FROM hazard;
+    INSERT INTO bad (t, n) VALUES (CAST(x'41ff42' AS TEXT), 'ok'), (CAST(x'c3' AS TEXT), CAST(x'ff00ff' AS TEXT));
+    CREATE INDEX bad_t ON bad (t);
+    CREATE VIEW blobby AS SELECT x'ff' AS b, CAST(x'fe' AS TEXT) AS t;
+    PRAGMA writable_schema = ON;
+    UPDATE sqlite_schema SET name = CAST(x'62ff' AS TEXT), tbl_name = CAST(x'62ff' AS TEXT),
+      sql = 'CREATE TABLE "' || CAST(x'62ff' AS TEXT) || '" (y INTEGER)' WHERE name = 'x';`);
+  db.close();
+  return path;
+}
+
+Deno.test("text that is not UTF-8 is answered with U+FFFD in every format, never a 500", async () => {
+  const path = await brokenTextDb();
+  const b = await startTestBrowser(path, { workers: 1 });
+  try {
+    const cast = await postQuery(b, "SELECT CAST(x'ff' AS TEXT) AS t, x'ff' AS b, 'é' AS ok");
+    assert.equal(cast.status, 200, cast.text);
+    assert.deepEqual((cast.body as { rows: unknown }).rows, [[FFFD, {
+      $base64: true,
+      encoded: "/w==",
+    }, "é"]]);
+    const rows = await postQuery(b, "SELECT t, n FROM bad ORDER BY id");
+    assert.equal(rows.status, 200, rows.text);
+    assert.deepEqual((rows.body as { rows: unknown }).rows, [
+      [`A${FFFD}B`, "ok"],
+      [FFFD, `${FFFD}\u0000${FFFD}`],
+    ]);
+    for (const format of ["csv", "xml", "json"]) {
+      const r = await api(
+        b,
+        `/api/query?format=${format}&query=${encodeURIComponent("SELECT t FROM bad")}`,
+      );
+      assert.equal(r.status, 200, `${format}: ${r.text}`);
+      assert.ok(r.text.includes(`A${FFFD}B`), `${format}: ${r.text}`);
+    }
+    for (
+      const sql of [
+        "EXPLAIN SELECT x'ff', CAST(x'c3a9ff' AS TEXT)",
+        "EXPLAIN QUERY PLAN SELECT * FROM bad WHERE t = CAST(x'ff' AS TEXT)",
+        "PRAGMA integrity_check",
+        "PRAGMA quick_check",
+        "INSERT INTO bad (n) VALUES (x'ff')",
+        "SELECT * FROM sqlite_schema",
+      ]
+    ) {
+      const r = await postQuery(b, sql);
+      assert.ok([200, 403].includes(r.status), `${sql}: ${r.status} ${r.text}`);
+    }
+    // A definition whose EXPLAIN listing would hold such text cannot be checked: refused.
+    for (
+      const sql of ["SELECT * FROM blobby", "SELECT * FROM hazard", "SELECT * FROM over_hazard"]
+    ) {
+      const r = await postQuery(b, sql);
+      assert.equal(r.status, 400, `${sql}: ${r.text}`);
+      assert.match((r.body as { error: string }).error, /not UTF-8/);
+    }
+    const tables = await api(b, "/api/tables");
+    assert.equal(tables.status, 200, tables.text);
+    assert.ok((tables.body as string[]).includes(`b${FFFD}`), tables.text);
+    const table = await api(b, "/api/tables/bad");
+    assert.equal(table.status, 200, table.text);
+    const cols = (table.body as { columns: { name: string; default: string | null }[] }).columns;
+    assert.equal(cols[1].default, "'ok'");
+    const hazard = await api(b, "/api/tables/hazard");
+    assert.equal(hazard.status, 200, hazard.text);
+    // Reading through bytes keeps the statement's own order and duplicate column names.
+    const ordered = await postQuery(
+      b,
+      "SELECT value AS v, value % 7 AS v FROM generate_series(1, 600) ORDER BY value % 7, value DESC",
+    );
+    const expected = Array.from({ length: 600 }, (_, i) => i + 1)
+      .sort((x, y) => x % 7 - y % 7 || y - x).map((v) => [v, v % 7]);
+    assert.deepEqual((ordered.body as { columns: unknown }).columns, ["v", "v"]);
+    assert.deepEqual((ordered.body as { rows: unknown }).rows, expected);
+    // The worker is alive and well.
+    const one = await postQuery(b, "SELECT 1");
+    assert.deepEqual((one.body as { rows: unknown }).rows, [[1]]);
+  } finally {
+    await b.close();
+  }
+});
