@@ -1,0 +1,251 @@
+/**
+ * The forwarder's metrics in the Prometheus text exposition format (version 0.0.4).
+ *
+ * Hand-written rather than npm `prom-client` 15.1.3: prom-client works under Deno, but its
+ * dynamic import (after yaml and croner, as in `forward`) took a median of 130-245 ms on the
+ * 2-core dev machine (best run 78 ms) and grew RSS by ~6.4 MiB (it pulls @opentelemetry/api,
+ * tdigest and bintrees), against ~0.5 ms and ~0.3 MiB for this module; what we emit is a fixed
+ * set of families that fits in one small renderer. Only the `forward` command may import this module, so
+ * `once` never loads it (a test checks the module graph).
+ *
+ * Label values are only feed names (the config restricts them to NAME_PATTERN, re-checked
+ * here), outcomes from RUN_OUTCOMES and numeric status codes: a secret cannot reach a label.
+ */
+
+/** How a feed run ended: `aborted` is a run cut short by a stop signal after the grace. */
+export const RUN_OUTCOMES = ["ok", "failed", "aborted"] as const;
+export type RunOutcome = typeof RUN_OUTCOMES[number];
+
+/**
+ * Upper bounds (seconds) of the run-duration histogram. A histogram rather than a summary:
+ * buckets add up across feeds and instances (histogram_quantile over sum by (le)), cost a few
+ * counters per feed, and need no quantile sketch in process; a summary's quantiles cannot be
+ * aggregated. A run fetches (seconds) then sends at most 20 messages a minute per channel, so a
+ * large first sighting takes minutes: hence bounds up to 5 min.
+ */
+export const DURATION_BUCKETS: readonly number[] = [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+/** Same rule as the config's NAME_PATTERN (a test keeps them equal), plus its length cap. */
+export const FEED_LABEL_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]*$";
+const FEED_LABEL = new RegExp(FEED_LABEL_PATTERN);
+const FEED_LABEL_MAX = 100;
+
+export interface MemoryReading {
+  rss: number;
+  heapUsed: number;
+}
+
+export interface MetricsOptions {
+  /** When the process started; default: the runtime's time origin. */
+  startTime?: Date;
+  /** Read at each render; default: Deno.memoryUsage(). */
+  memory?: () => MemoryReading;
+}
+
+interface FeedSeries {
+  runs: Record<RunOutcome, number>;
+  sent: number;
+  overlapSkips: number;
+  /** Seconds since the epoch; null until known. */
+  lastSuccess: number | null;
+  nextRun: number | null;
+  /** Non-cumulative counts per bucket of DURATION_BUCKETS; cumulated when rendered. */
+  buckets: number[];
+  durationSum: number;
+  durationCount: number;
+}
+
+/** `\`, `"` and line feed escaped, as the text format requires inside a label value. */
+export function escapeLabelValue(value: string): string {
+  return value.replace(/[\\"\n]/g, (c) => (c === "\n" ? "\\n" : `\\${c}`));
+}
+
+/** `\` and line feed escaped, as the text format requires in a HELP docstring. */
+export function escapeHelp(text: string): string {
+  return text.replace(/[\\\n]/g, (c) => (c === "\n" ? "\\n" : "\\\\"));
+}
+
+/** A sample value as the text format spells it (Go's ParseFloat reads every form). */
+export function formatSampleValue(value: number): string {
+  if (Number.isNaN(value)) return "NaN";
+  if (value === Infinity) return "+Inf";
+  if (value === -Infinity) return "-Inf";
+  return String(value);
+}
+
+function epochSeconds(date: Date): number {
+  return date.getTime() / 1000;
+}
+
+function checkFeed(feed: string): void {
+  // The value is deliberately not echoed: whatever got here by mistake may be a secret.
+  if (typeof feed !== "string" || feed.length > FEED_LABEL_MAX || !FEED_LABEL.test(feed)) {
+    throw new RangeError("metrics: a feed label must be a config feed name");
+  }
+}
+
+/** The metrics of one forward process; the loop records, `/metrics` renders. */
+export class ForwardMetrics {
+  readonly #feeds = new Map<string, FeedSeries>();
+  readonly #responses = new Map<number, number>();
+  readonly #startTime: number;
+  readonly #memory: () => MemoryReading;
+
+  constructor(options: MetricsOptions = {}) {
+    this.#startTime = options.startTime
+      ? epochSeconds(options.startTime)
+      : Math.round(performance.timeOrigin) / 1000;
+    this.#memory = options.memory ?? (() => Deno.memoryUsage());
+  }
+
+  /** A feed's series, created at zero so every outcome is present from the feed's first record. */
+  #feed(feed: string): FeedSeries {
+    let series = this.#feeds.get(feed);
+    if (series === undefined) {
+      checkFeed(feed);
+      series = {
+        runs: { ok: 0, failed: 0, aborted: 0 },
+        sent: 0,
+        overlapSkips: 0,
+        lastSuccess: null,
+        nextRun: null,
+        buckets: DURATION_BUCKETS.map(() => 0),
+        durationSum: 0,
+        durationCount: 0,
+      };
+      this.#feeds.set(feed, series);
+    }
+    return series;
+  }
+
+  recordRun(feed: string, outcome: RunOutcome, durationSeconds: number): void {
+    if (!RUN_OUTCOMES.includes(outcome)) throw new RangeError("metrics: unknown run outcome");
+    if (!Number.isFinite(durationSeconds) || durationSeconds < 0) {
+      throw new RangeError("metrics: a run duration must be a finite number of seconds >= 0");
+    }
+    const series = this.#feed(feed);
+    series.runs[outcome]++;
+    const bucket = DURATION_BUCKETS.findIndex((bound) => durationSeconds <= bound);
+    if (bucket !== -1) series.buckets[bucket]++;
+    series.durationSum += durationSeconds;
+    series.durationCount++;
+  }
+
+  recordSent(feed: string, n: number): void {
+    if (!Number.isInteger(n) || n < 0) throw new RangeError("metrics: sent count must be >= 0");
+    this.#feed(feed).sent += n;
+  }
+
+  /** null: the feed has no next run (its schedule ended). */
+  setNextRun(feed: string, date: Date | null): void {
+    this.#feed(feed).nextRun = date === null ? null : epochSeconds(date);
+  }
+
+  setLastSuccess(feed: string, date: Date): void {
+    this.#feed(feed).lastSuccess = epochSeconds(date);
+  }
+
+  recordOverlapSkip(feed: string): void {
+    this.#feed(feed).overlapSkips++;
+  }
+
+  recordMessengerResponse(code: number): void {
+    if (!Number.isInteger(code) || code < 100 || code > 599) {
+      throw new RangeError("metrics: an HTTP status code is an integer from 100 to 599");
+    }
+    this.#responses.set(code, (this.#responses.get(code) ?? 0) + 1);
+  }
+
+  /**
+   * Drops every series of a feed (removed by a reload). Call it once the feed's last run has
+   * finished: a record after removal brings the feed back with counters from zero.
+   */
+  removeFeed(feed: string): void {
+    this.#feeds.delete(feed);
+  }
+
+  /** The whole exposition, families in a fixed order, feeds sorted by name. */
+  render(): string {
+    const out: string[] = [];
+    const feeds = [...this.#feeds.keys()].sort().map((name) => {
+      return [name, this.#feeds.get(name)!, `feed="${escapeLabelValue(name)}"`] as const;
+    });
+    const family = (name: string, type: string, help: string) => {
+      out.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} ${type}`);
+    };
+    const sample = (name: string, labels: string, value: number) => {
+      out.push(`${name}${labels ? `{${labels}}` : ""} ${formatSampleValue(value)}`);
+    };
+
+    family("courier_feed_runs_total", "counter", "Feed runs, by feed and outcome.");
+    for (const [, s, feed] of feeds) {
+      for (const outcome of RUN_OUTCOMES) {
+        sample("courier_feed_runs_total", `${feed},outcome="${outcome}"`, s.runs[outcome]);
+      }
+    }
+
+    family("courier_feed_entries_sent_total", "counter", "Entries the messenger accepted.");
+    for (const [, s, feed] of feeds) sample("courier_feed_entries_sent_total", feed, s.sent);
+
+    family(
+      "courier_feed_last_success_timestamp_seconds",
+      "gauge",
+      "When the feed's last successful run finished, in seconds since the epoch.",
+    );
+    for (const [, s, feed] of feeds) {
+      if (s.lastSuccess !== null) {
+        sample("courier_feed_last_success_timestamp_seconds", feed, s.lastSuccess);
+      }
+    }
+
+    family(
+      "courier_feed_next_run_timestamp_seconds",
+      "gauge",
+      "When the feed is next due, in seconds since the epoch.",
+    );
+    for (const [, s, feed] of feeds) {
+      if (s.nextRun !== null) sample("courier_feed_next_run_timestamp_seconds", feed, s.nextRun);
+    }
+
+    const duration = "courier_feed_run_duration_seconds";
+    family(duration, "histogram", "How long feed runs took, fetch to last send.");
+    for (const [, s, feed] of feeds) {
+      let cumulative = 0;
+      DURATION_BUCKETS.forEach((bound, i) => {
+        cumulative += s.buckets[i];
+        sample(`${duration}_bucket`, `${feed},le="${formatSampleValue(bound)}"`, cumulative);
+      });
+      sample(`${duration}_bucket`, `${feed},le="+Inf"`, s.durationCount);
+      sample(`${duration}_sum`, feed, s.durationSum);
+      sample(`${duration}_count`, feed, s.durationCount);
+    }
+
+    family(
+      "courier_feed_overlap_skips_total",
+      "counter",
+      "Scheduled runs skipped because the feed's previous run was still going.",
+    );
+    for (const [, s, feed] of feeds) {
+      sample("courier_feed_overlap_skips_total", feed, s.overlapSkips);
+    }
+
+    family("courier_messenger_responses_total", "counter", "Bot API responses, by HTTP status.");
+    for (const code of [...this.#responses.keys()].sort((a, b) => a - b)) {
+      sample("courier_messenger_responses_total", `code="${code}"`, this.#responses.get(code)!);
+    }
+
+    const memory = this.#memory();
+    family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
+    sample("process_resident_memory_bytes", "", memory.rss);
+    family("courier_heap_used_bytes", "gauge", "JavaScript heap in use, in bytes.");
+    sample("courier_heap_used_bytes", "", memory.heapUsed);
+    family(
+      "process_start_time_seconds",
+      "gauge",
+      "Start time of the process since the epoch, in seconds.",
+    );
+    sample("process_start_time_seconds", "", this.#startTime);
+
+    return out.join("\n") + "\n";
+  }
+}
