@@ -29,7 +29,8 @@ Deno.test("metrics: an empty forwarder still exposes every family with its TYPE"
       "courier_feed_entries_sent_total counter",
       "courier_feed_last_success_timestamp_seconds gauge",
       "courier_feed_next_run_timestamp_seconds gauge",
-      "courier_feed_run_duration_seconds histogram",
+      "courier_feed_run_duration_seconds summary",
+      "courier_run_duration_seconds histogram",
       "courier_feed_overlap_skips_total counter",
       "courier_messenger_responses_total counter",
       "process_resident_memory_bytes gauge",
@@ -88,12 +89,12 @@ Deno.test("metrics: runs by outcome, sent entries, overlap skips and timestamps 
   );
 });
 
-Deno.test("metrics: the duration histogram is cumulative, with +Inf, sum and count", () => {
+Deno.test("metrics: durations: a summary per feed, one cumulative histogram over all", () => {
   const m = fixedMetrics();
-  for (const seconds of [0.2, 0.5, 3, 400]) m.recordRun("blog", "ok", seconds);
+  for (const seconds of [0.2, 0.5, 3]) m.recordRun("blog", "ok", seconds);
+  m.recordRun("news", "failed", 400);
   const f = parseExposition(m.render());
-  const samples = f.get("courier_feed_run_duration_seconds")!.samples;
-  const buckets = samples
+  const buckets = f.get("courier_run_duration_seconds")!.samples
     .filter((s) => s.name.endsWith("_bucket"))
     .map((s) => [s.labels.le, s.value]);
   assert.deepEqual(buckets, [
@@ -109,8 +110,22 @@ Deno.test("metrics: the duration histogram is cumulative, with +Inf, sum and cou
     ["+Inf", 4],
   ]);
   assert.equal(buckets.length, DURATION_BUCKETS.length + 1);
-  assert.equal(sampleValue(f, "courier_feed_run_duration_seconds_sum", { feed: "blog" }), 403.7);
-  assert.equal(sampleValue(f, "courier_feed_run_duration_seconds_count", { feed: "blog" }), 4);
+  assert.equal(sampleValue(f, "courier_run_duration_seconds_sum"), 403.7);
+  assert.equal(sampleValue(f, "courier_run_duration_seconds_count"), 4);
+  const perFeed = (name: string, feed: string) =>
+    sampleValue(f, `courier_feed_run_duration_seconds_${name}`, { feed });
+  assert.equal(perFeed("sum", "blog"), 3.7);
+  assert.equal(perFeed("count", "blog"), 3);
+  assert.equal(perFeed("sum", "news"), 400);
+  assert.equal(perFeed("count", "news"), 1);
+  // The per-feed summary has no quantiles and nothing else: two series a feed.
+  assert.deepEqual(
+    f.get("courier_feed_run_duration_seconds")!.samples.map((s) => s.name),
+    Array(2).fill([
+      "courier_feed_run_duration_seconds_sum",
+      "courier_feed_run_duration_seconds_count",
+    ]).flat(),
+  );
 });
 
 Deno.test("metrics: messenger responses by status code, in code order", () => {
@@ -136,8 +151,13 @@ Deno.test("metrics: a feed removed by a reload disappears from the output", () =
   m.recordRun("kept", "ok", 1);
   assert.match(m.render(), /feed="gone"/);
   m.removeFeed("gone");
+  m.removeFeed("never-there");
   const text = m.render();
   assert.doesNotMatch(text, /gone/);
+  // A feed added after a render (by a reload) is listed, in name order.
+  m.recordSent("added", 1);
+  const sent = parseExposition(m.render()).get("courier_feed_entries_sent_total")!.samples;
+  assert.deepEqual(sent.map((s) => [s.labels.feed, s.value]), [["added", 1], ["kept", 0]]);
   assert.equal(
     sampleValue(parseExposition(text), "courier_feed_runs_total", { feed: "kept", outcome: "ok" }),
     1,
@@ -189,4 +209,28 @@ Deno.test("metrics: `courier once` never loads the metrics module", async () => 
   const loaded = await modulesLoadedBy("src/cli/once.ts");
   assert.ok(loaded.has("src/cli/once_run.ts"), "the graph reaches once's runner");
   assert.ok(!loaded.has("src/forward/metrics.ts"));
+});
+
+Deno.test("metrics: a large exposition (2,000 feeds) is whole and well-formed", () => {
+  const m = fixedMetrics();
+  for (let i = 0; i < 2000; i++) {
+    const feed = `feed-${String(i).padStart(4, "0")}`;
+    m.recordRun(feed, "ok", i / 100);
+    m.recordSent(feed, i);
+  }
+  const first = m.render();
+  assert.ok(first.length > 64 * 1024, "larger than the writer's first buffer");
+  const families = parseExposition(first);
+  assert.equal(families.get("courier_feed_runs_total")!.samples.length, 6000);
+  assert.equal(
+    sampleValue(families, "courier_feed_entries_sent_total", { feed: "feed-1999" }),
+    1999,
+  );
+  assert.equal(sampleValue(families, "process_start_time_seconds"), 1795428000.25);
+  // The writer's buffer is reused: a smaller render after a larger one has no leftovers.
+  for (let i = 0; i < 2000; i++) m.removeFeed(`feed-${String(i).padStart(4, "0")}`);
+  const families2 = parseExposition(m.render());
+  assert.equal(families2.get("courier_feed_runs_total")!.samples.length, 0);
+  // 7 lines a feed: 3 outcomes, sent, duration sum and count, overlap skips.
+  assert.equal(m.render().split("\n").length, first.split("\n").length - 2000 * 7);
 });
