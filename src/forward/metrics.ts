@@ -2,11 +2,11 @@
  * The forwarder's metrics in the Prometheus text exposition format (version 0.0.4).
  *
  * Hand-written rather than npm `prom-client` 15.1.3: prom-client works under Deno, but its
- * dynamic import (after yaml and croner, as in `forward`) took a median of 130-245 ms on the
- * 2-core dev machine (best run 78 ms) and grew RSS by ~6.4 MiB (it pulls @opentelemetry/api,
- * tdigest and bintrees), against ~0.5 ms and ~0.3 MiB for this module; what we emit is a fixed
- * set of families that fits in one small renderer. Only the `forward` command may import this module, so
- * `once` never loads it (a test checks the module graph).
+ * dynamic import (after yaml and croner, as in `forward`) took a median of 87-245 ms over three
+ * 11-run series on the 2-core dev machine (best run 60 ms) and grew RSS by ~6.5 MiB (it pulls
+ * @opentelemetry/api, tdigest and bintrees), against ~0.5 ms and ~0.3 MiB for this module;
+ * what we emit is a fixed set of families that fits in one small renderer. Only the `forward`
+ * command may import this module, so `once` never loads it (a test checks the module graph).
  *
  * Label values are only feed names (the config restricts them to NAME_PATTERN, re-checked
  * here), outcomes from RUN_OUTCOMES and numeric status codes: a secret cannot reach a label.
