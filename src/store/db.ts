@@ -5,6 +5,7 @@ import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
 /** The database could not be opened, migrated or written. The message names the file. */
 export class StoreError extends Error {
   override name = "StoreError";
+  readonly exitCode = 1;
 }
 
 /** HTTP validators of one feed URL, kept for conditional GET. */
