@@ -99,7 +99,8 @@ export async function runFeed(
         await abortable(turn.ready, ctx.signal);
         await deliver(feed, toSend, result, ctx);
       } catch (error) {
-        const fatal = error instanceof MessengerFatalError;
+        // A 401 met by this feed, not one that stopped the run before this feed got to send.
+        const fatal = error instanceof MessengerFatalError && error !== ctx.signal.reason;
         if (fatal) ctx.onFatal?.(error);
         result.error = ctx.signal.aborted && !fatal ? stopped(ctx.signal) : messageOf(error);
         result.failed = result.new - result.sent;
