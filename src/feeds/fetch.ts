@@ -1,3 +1,4 @@
+import { type Clock, realClock, type TimerId } from "../log/clock.ts";
 import { redactUrl } from "../log/secret.ts";
 import { VERSION } from "../version.ts";
 import { bodyHashOf } from "./body_hash.ts";
@@ -21,6 +22,8 @@ export interface FetchOptions {
   timeoutMs: number;
   maxBytes: number;
   signal?: AbortSignal;
+  /** The deadlines timer to use; default the process's. */
+  deadlines?: Deadlines;
 }
 
 export type FetchResult =
@@ -126,10 +129,22 @@ interface InFlight {
  * order they start, so the timer is almost never re-armed. The timer is cleared whenever
  * nothing is in flight, so it never holds the process (or a test) open.
  */
-class Deadlines {
+export class Deadlines {
   #inFlight = new Set<InFlight>();
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: TimerId | undefined;
   #armedFor = Infinity;
+
+  constructor(readonly clock: Clock = realClock) {}
+
+  /** When a request starting now and given `timeoutMs` must have finished. */
+  deadlineIn(timeoutMs: number): number {
+    return this.clock.monotonic() + timeoutMs;
+  }
+
+  /** Requests in flight. */
+  get size(): number {
+    return this.#inFlight.size;
+  }
 
   add(request: InFlight): void {
     this.#inFlight.add(request);
@@ -139,22 +154,25 @@ class Deadlines {
   delete(request: InFlight): void {
     this.#inFlight.delete(request);
     if (this.#inFlight.size === 0 && this.#timer !== undefined) {
-      clearTimeout(this.#timer);
+      this.clock.clearTimeout(this.#timer);
       this.#timer = undefined;
       this.#armedFor = Infinity;
     }
   }
 
   #arm(deadline: number): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer);
     this.#armedFor = deadline;
-    this.#timer = setTimeout(() => this.#fire(), Math.max(0, deadline - performance.now()));
+    this.#timer = this.clock.setTimeout(
+      () => this.#fire(),
+      Math.max(0, deadline - this.clock.monotonic()),
+    );
   }
 
   #fire(): void {
     this.#timer = undefined;
     this.#armedFor = Infinity;
-    const now = performance.now();
+    const now = this.clock.monotonic();
     let next = Infinity;
     for (const request of this.#inFlight) {
       if (request.deadline <= now) {
@@ -166,7 +184,8 @@ class Deadlines {
   }
 }
 
-const deadlines = new Deadlines();
+/** The process's deadlines, for every caller that does not bring its own. */
+export const processDeadlines = new Deadlines();
 
 /**
  * The requests in flight under each caller's signal, so that one listener per signal (a run's)
@@ -211,8 +230,9 @@ const PLAIN_HEADERS: Readonly<Record<string, string>> = {
 export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<FetchResult> {
   const controller = new AbortController();
   let timedOut = false;
+  const deadlines = options.deadlines ?? processDeadlines;
   const request: InFlight = {
-    deadline: performance.now() + options.timeoutMs,
+    deadline: deadlines.deadlineIn(options.timeoutMs),
     expire: () => {
       timedOut = true;
       controller.abort(new DOMException("timed out", "TimeoutError"));

@@ -1,4 +1,5 @@
 import type { FeedSettings } from "../config/types.ts";
+import type { Deadlines } from "../feeds/fetch.ts";
 import type { Entry } from "../feeds/entry.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Outbox } from "../messenger/bot_api.ts";
@@ -48,6 +49,8 @@ export interface FeedRunContext {
   /** HTTP client carrying the feed's proxy; undefined for a direct connection. */
   fetchClient?: Deno.HttpClient;
   fetchTimeoutMs?: number;
+  /** The timer of the fetches' deadlines; default the process's. */
+  deadlines?: Deadlines;
   signal: AbortSignal;
   /** Told after each message the messenger accepted (progress display). */
   onSent?: (feed: string) => void;
@@ -121,6 +124,7 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
     client: ctx.fetchClient,
     timeoutMs: ctx.fetchTimeoutMs,
     signal: ctx.signal,
+    deadlines: ctx.deadlines,
   });
   for (const warning of read.warnings) ctx.logger.warn(warning, { feed: feed.name });
   // Unchanged since a successful read (the steady state): no entries, and that read made the

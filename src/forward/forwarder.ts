@@ -1,4 +1,6 @@
 import type { FeedSettings } from "../config/types.ts";
+import type { Deadlines } from "../feeds/fetch.ts";
+import { type Clock, realClock } from "../log/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Outbox } from "../messenger/bot_api.ts";
 import type { MessengerFatalError } from "../messenger/errors.ts";
@@ -29,6 +31,11 @@ export interface ForwarderOptions {
   /** HTTP client for a feed's proxy, or undefined for direct. */
   fetchClientFor?: (feed: FeedSettings) => Deno.HttpClient | undefined;
   fetchTimeoutMs?: number;
+  /** The fetches' deadlines timer; default the process's. */
+  deadlines?: Deadlines;
+  /** Default the process's clock. */
+  clock?: Clock;
+  /** The time stored with runs and entries; default the clock's wall time. */
   now?: () => Date;
   /** Stops every run of the forwarder (a signal from the user, the end of a grace period). */
   signal?: AbortSignal;
@@ -63,7 +70,8 @@ export class Forwarder {
     this.#options = options;
     this.#fetchSlots = new Semaphore(options.concurrency);
     this.#migrations = options.migrations ?? new Map();
-    this.#now = options.now ?? (() => new Date());
+    const clock = options.clock ?? realClock;
+    this.#now = options.now ?? (() => new Date(clock.now()));
     this.#policy = options.onUnauthorized ?? "stop";
     const outside = options.signal;
     if (outside?.aborted) this.#controller.abort(outside.reason);
@@ -134,6 +142,7 @@ export class Forwarder {
         fetchSlots: this.#fetchSlots,
         fetchClient: options.fetchClientFor?.(feed),
         fetchTimeoutMs: options.fetchTimeoutMs,
+        deadlines: options.deadlines,
         signal: this.#controller.signal,
         onSent: options.onSent,
         onFatal: (error) => {

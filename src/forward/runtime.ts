@@ -5,6 +5,7 @@
  * keeps it open and swaps its proxy clients on reload.
  */
 import type { FeedSettings, Settings } from "../config/types.ts";
+import { type Clock, realClock, sleep } from "../log/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import { redactUrl } from "../log/secret.ts";
 import { BotApi, DEFAULT_MESSENGER_API, type Outbox } from "../messenger/bot_api.ts";
@@ -108,6 +109,8 @@ export interface RuntimeOptions {
   logger: Logger;
   /** Where a dry run prints its messages. */
   writeOut: (text: string) => void;
+  /** Every timer of the state and the messenger runs on it; default the process's. */
+  clock?: Clock;
 }
 
 /** The opened runtime; `close` releases everything, in the reverse order of opening. */
@@ -125,6 +128,7 @@ export class Runtime {
 
   static async open(options: RuntimeOptions): Promise<Runtime> {
     const { settings, dryRun, logger } = options;
+    const clock = options.clock ?? realClock;
     const proxies = new ProxyClients();
     let lock: DataDirLock | null = null;
     let store: Store | null = null;
@@ -153,7 +157,7 @@ export class Runtime {
           pid: lock.takenOverFrom,
         });
       }
-      const opened = (await Store.open(settings.dbDir))!;
+      const opened = (await Store.open(settings.dbDir, { clock }))!;
       store = opened;
       const migrations = await opened.chatMigrations();
       const outbox = new BotApi({
@@ -161,15 +165,17 @@ export class Runtime {
         token: settings.token,
         client: proxies.get(settings.messengerProxy),
         logger,
+        now: () => clock.monotonic(),
+        sleep: (ms, signal) => sleep(clock, ms, signal),
         onMigrate: async (from, to) => {
           migrations.set(from, to);
-          await opened.recordChatMigration(from, to, new Date());
+          await opened.recordChatMigration(from, to, new Date(clock.now()));
         },
       });
       return new Runtime(
         opened,
         outbox,
-        new LastSuccessFile(settings.lastLoadedPath),
+        new LastSuccessFile(settings.lastLoadedPath, { clock }),
         migrations,
         proxies,
         opened,

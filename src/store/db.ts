@@ -1,5 +1,6 @@
 import { type Client, createClient, type InStatement, type ResultSet } from "@libsql/client";
 import type { Entry } from "../feeds/entry.ts";
+import { type Clock, realClock, type TimerId } from "../log/clock.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
 
 /** The database could not be opened, migrated or written. The message names the file. */
@@ -78,14 +79,36 @@ const isoFinished = isoConverter();
  * validators and chat migrations. One libSQL file; every write that matters for delivery
  * (an entry marked sent) is its own committed transaction before the next message goes out.
  */
+export interface StoreOptions {
+  /** Open an existing database for reading only; a missing one yields null. */
+  readOnly?: boolean;
+  /** Runs the timer that writes buffered run rows; default the process's clock. */
+  clock?: Clock;
+  /**
+   * Buffered run rows are written at most this long after the first of them (default 30 s),
+   * so a long-lived process keeps its history current without a write per run.
+   */
+  flushAfterMs?: number;
+}
+
 export class Store {
-  private constructor(private readonly client: Client, readonly path: string) {}
+  readonly #clock: Clock;
+  readonly #flushAfterMs: number;
+
+  private constructor(
+    private readonly client: Client,
+    readonly path: string,
+    options: StoreOptions,
+  ) {
+    this.#clock = options.clock ?? realClock;
+    this.#flushAfterMs = options.flushAfterMs ?? DEFAULT_FLUSH_AFTER_MS;
+  }
 
   /**
    * Opens (creating the directory and file if needed) and migrates the database in `dbDir`.
    * With `readOnly`, nothing is created or migrated: a missing database yields null.
    */
-  static async open(dbDir: string, options: { readOnly?: boolean } = {}): Promise<Store | null> {
+  static async open(dbDir: string, options: StoreOptions = {}): Promise<Store | null> {
     const path = dbPath(dbDir);
     if (options.readOnly) {
       try {
@@ -115,7 +138,7 @@ export class Store {
     } catch (error) {
       throw new StoreError(`cannot open database ${path}: ${(error as Error).message}`);
     }
-    const store = new Store(client, path);
+    const store = new Store(client, path, options);
     try {
       const version = await store.version();
       if (version > SCHEMA_VERSION) {
@@ -144,6 +167,7 @@ export class Store {
   }
 
   close(): void {
+    this.#disarm();
     this.client.close();
   }
 
@@ -312,6 +336,7 @@ export class Store {
       // History only: buffered and written in one statement (see flush).
       this.#noOps.push(runRow(run));
       if (this.#noOps.length >= NO_OP_BUFFER) await this.flush();
+      else this.#arm();
       return;
     }
     // This run's row goes after any no-op run of the same feed still buffered, and a later
@@ -359,6 +384,14 @@ export class Store {
    * was most of a steady-state run's database time).
    */
   async flush(): Promise<void> {
+    this.#disarm();
+    const failed = this.#timedFlushError;
+    this.#timedFlushError = null;
+    await this.#writeNoOps();
+    if (failed !== null) throw failed;
+  }
+
+  async #writeNoOps(): Promise<void> {
     if (this.#noOps.length === 0) return;
     const rows = this.#noOps;
     this.#noOps = [];
@@ -404,6 +437,36 @@ export class Store {
   }
 
   #noOps: RunRow[] = [];
+  #flushTimer: TimerId | undefined;
+  /** Why the last timed flush failed; thrown by the next flush, whose caller can tell. */
+  #timedFlushError: unknown = null;
+
+  /** Makes sure buffered rows are written within flushAfterMs even if no run's end comes. */
+  #arm(): void {
+    if (this.#flushTimer !== undefined) return;
+    this.#flushTimer = this.#clock.setTimeout(() => {
+      this.#flushTimer = undefined;
+      const writing: Promise<void> = this.#writeNoOps()
+        .catch((error) => void (this.#timedFlushError = error))
+        .finally(() => {
+          if (this.#timedWrite === writing) this.#timedWrite = null;
+        });
+      this.#timedWrite = writing;
+    }, this.#flushAfterMs);
+  }
+
+  #timedWrite: Promise<unknown> | null = null;
+
+  /** Resolves once a write the timer started is done (before closing, say); starts none. */
+  async whenWritten(): Promise<void> {
+    while (this.#timedWrite) await this.#timedWrite;
+  }
+
+  #disarm(): void {
+    if (this.#flushTimer === undefined) return;
+    this.#clock.clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+  }
 
   /** Each feed whose latest runs row stands for no-op runs: that row's id and fetched count. */
   #latestNoOps = new Map<string, { id: number; fetched: number }>();
@@ -506,6 +569,8 @@ export class Store {
 }
 
 const NO_VALIDATORS: ReadonlyMap<string, StoredValidators> = new Map();
+
+const DEFAULT_FLUSH_AFTER_MS = 30_000;
 
 /** How many no-op run rows are buffered at most before they are written. */
 const NO_OP_BUFFER = 256;

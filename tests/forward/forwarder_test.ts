@@ -10,6 +10,7 @@ import {
   RecordingOutbox,
   StubReader,
 } from "../support/forward_stubs.ts";
+import { ManualClock } from "../support/manual_clock.ts";
 
 const url = (name: string) => `https://feeds.example/${name}.xml`;
 
@@ -128,6 +129,24 @@ Deno.test("forwarder: a chat migration learnt in one run is followed by the next
     h.reader.feeds.set(url("m"), [makeEntry("a"), makeEntry("b", 5)]);
     await h.forwarder.run([makeFeed("m", { channel: "@old" })]);
     assert.deepEqual(h.outbox.sent.map((m) => m.chat), ["-100200", "-100300"]);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("forwarder: runs and entries carry the injected clock's time", async () => {
+  const clock = new ManualClock(Date.UTC(2031, 5, 1, 8, 0));
+  const h = await harness({ clock });
+  try {
+    h.reader.feeds.set(url("t"), [makeEntry("a")]);
+    await h.forwarder.run([makeFeed("t")]);
+    assert.deepEqual(await h.store.query("SELECT started_at, finished_at FROM runs"), [[
+      "2031-06-01T08:00:00.000Z",
+      "2031-06-01T08:00:00.000Z",
+    ]]);
+    assert.deepEqual(await h.store.query("SELECT sent_at FROM entries"), [[
+      "2031-06-01T08:00:00.000Z",
+    ]]);
   } finally {
     await h.close();
   }
