@@ -2,7 +2,9 @@ import { type Clock, realClock, type TimerId } from "../log/clock.ts";
 import { redactUrl } from "../log/secret.ts";
 import { VERSION } from "../version.ts";
 import { bodyHashOf } from "./body_hash.ts";
+import { formatRfc3339 } from "./dates.ts";
 import { FeedError } from "./errors.ts";
+import { parseRetryAfter, processPauses, type ServerPauses } from "./retry_after.ts";
 
 /** HTTP validators kept per URL for conditional GET. */
 export interface Validators {
@@ -24,6 +26,8 @@ export interface FetchOptions {
   signal?: AbortSignal;
   /** The deadlines timer to use; default the process's. */
   deadlines?: Deadlines;
+  /** The servers that asked to be left alone for a while; default the process's. */
+  pauses?: ServerPauses;
 }
 
 export type FetchResult =
@@ -244,6 +248,7 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
   else if (outer) watch(outer, controller);
   const signal = controller.signal;
   const headers = requestHeaders(options.validators);
+  const pauses = options.pauses ?? processPauses;
 
   let current = url;
   try {
@@ -258,6 +263,15 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
         throw new FeedError(
           url,
           `unsupported URL scheme ${parsed.protocol} (at ${redactUrl(current)})`,
+        );
+      }
+      const where = current === url ? "" : ` (at ${redactUrl(current)})`;
+      const pausedUntil = pauses.until(current);
+      if (pausedUntil !== null) {
+        throw new FeedError(
+          url,
+          `not fetched: ${parsed.origin} asked not to be asked again before ` +
+            `${formatRfc3339(new Date(pausedUntil))}${where}`,
         );
       }
       const response = await fetch(current, {
@@ -287,8 +301,18 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
       }
       if (status < 200 || status >= 300) {
         await response.body?.cancel();
-        const where = current === url ? "" : ` (at ${redactUrl(current)})`;
-        throw new FeedError(url, `HTTP ${status} ${oneLine(response.statusText)}${where}`.trim());
+        let retry = "";
+        if (status === 429 || status === 503) {
+          const until = parseRetryAfter(response.headers.get("retry-after"), pauses.clock.now());
+          if (until !== null) {
+            pauses.pause(current, until);
+            retry = `; not asked again before ${formatRfc3339(new Date(until))}`;
+          }
+        }
+        throw new FeedError(
+          url,
+          `${`HTTP ${status} ${oneLine(response.statusText)}`.trim()}${where}${retry}`,
+        );
       }
       const encoding = response.headers.get("content-encoding")?.toLowerCase() ?? "";
       let body = await readBody(response, encoding, options.maxBytes);

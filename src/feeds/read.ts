@@ -4,6 +4,7 @@ import type { Entry } from "./entry.ts";
 import { FeedError } from "./errors.ts";
 import { type Deadlines, fetchFeedUrl, type FetchResult, type Validators } from "./fetch.ts";
 import { orderEntries } from "./merge.ts";
+import type { ServerPauses } from "./retry_after.ts";
 import type { FeedFormat, ParsedFeed } from "./parse.ts";
 
 export interface ReadOptions {
@@ -22,6 +23,8 @@ export interface ReadOptions {
   signal?: AbortSignal;
   /** The timer of the requests' deadlines; default the process's. */
   deadlines?: Deadlines;
+  /** The servers that asked (Retry-After) not to be asked again yet; default the process's. */
+  pauses?: ServerPauses;
 }
 
 export interface FeedRead {
@@ -112,6 +115,7 @@ export async function readFeed(options: ReadOptions): Promise<FeedRead> {
       maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
       signal: options.signal,
       deadlines: options.deadlines,
+      pauses: options.pauses,
     });
   const fetched = await Promise.all(
     options.urls.map((url) => fetchOne(url, options.validators?.get(url))),

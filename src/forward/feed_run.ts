@@ -1,5 +1,6 @@
 import type { FeedSettings } from "../config/types.ts";
 import type { Deadlines } from "../feeds/fetch.ts";
+import type { ServerPauses } from "../feeds/retry_after.ts";
 import type { Entry } from "../feeds/entry.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Outbox } from "../messenger/bot_api.ts";
@@ -51,6 +52,8 @@ export interface FeedRunContext {
   fetchTimeoutMs?: number;
   /** The timer of the fetches' deadlines; default the process's. */
   deadlines?: Deadlines;
+  /** The servers that asked not to be asked again yet; default the process's. */
+  pauses?: ServerPauses;
   signal: AbortSignal;
   /** Told after each message the messenger accepted (progress display). */
   onSent?: (feed: string) => void;
@@ -125,6 +128,7 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
     timeoutMs: ctx.fetchTimeoutMs,
     signal: ctx.signal,
     deadlines: ctx.deadlines,
+    pauses: ctx.pauses,
   });
   for (const warning of read.warnings) ctx.logger.warn(warning, { feed: feed.name });
   // Unchanged since a successful read (the steady state): no entries, and that read made the

@@ -1,5 +1,6 @@
 import type { FeedSettings } from "../config/types.ts";
 import type { Deadlines } from "../feeds/fetch.ts";
+import type { ServerPauses } from "../feeds/retry_after.ts";
 import { type Clock, realClock } from "../log/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Outbox } from "../messenger/bot_api.ts";
@@ -33,6 +34,8 @@ export interface ForwarderOptions {
   fetchTimeoutMs?: number;
   /** The fetches' deadlines timer; default the process's. */
   deadlines?: Deadlines;
+  /** The servers that asked not to be asked again yet (Retry-After); default the process's. */
+  pauses?: ServerPauses;
   /** Default the process's clock. */
   clock?: Clock;
   /** The time stored with runs and entries; default the clock's wall time. */
@@ -143,6 +146,7 @@ export class Forwarder {
         fetchClient: options.fetchClientFor?.(feed),
         fetchTimeoutMs: options.fetchTimeoutMs,
         deadlines: options.deadlines,
+        pauses: options.pauses,
         signal: this.#controller.signal,
         onSent: options.onSent,
         onFatal: (error) => {

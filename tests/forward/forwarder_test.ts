@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { Forwarder, type ForwarderOptions } from "../../src/forward/forwarder.ts";
+import { readFeed, ServerPauses } from "../../src/feeds/mod.ts";
 import { MessengerFatalError } from "../../src/messenger/errors.ts";
 import { Store } from "../../src/store/db.ts";
 import {
@@ -11,6 +12,7 @@ import {
   StubReader,
 } from "../support/forward_stubs.ts";
 import { ManualClock } from "../support/manual_clock.ts";
+import { FIXTURES } from "../support/feed_server.ts";
 
 const url = (name: string) => `https://feeds.example/${name}.xml`;
 
@@ -149,5 +151,43 @@ Deno.test("forwarder: runs and entries carry the injected clock's time", async (
     ]]);
   } finally {
     await h.close();
+  }
+});
+
+Deno.test("forwarder: a server's Retry-After fails its feed until then; other feeds go on", async () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0));
+  const pauses = new ServerPauses(clock);
+  let limitedHits = 0;
+  const limited = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    limitedHits++;
+    return new Response("", { status: 429, headers: { "retry-after": "600" } });
+  });
+  const fine = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async () => new Response(await Deno.readFile(`${FIXTURES}wordpress.xml`)),
+  );
+  const h = await harness({ read: readFeed, pauses, clock });
+  try {
+    const feeds = [
+      makeFeed("limited", { urls: [`http://127.0.0.1:${limited.addr.port}/feed`] }),
+      makeFeed("fine", { urls: [`http://127.0.0.1:${fine.addr.port}/feed`], channel: "@other" }),
+    ];
+    const first = await h.forwarder.run(feeds);
+    assert.match(
+      first.results[0].error ?? "",
+      /\/feed: HTTP 429 Too Many Requests; not asked again before 2026-01-01T12:10:00Z$/,
+    );
+    assert.equal(first.results[1].error, null);
+    assert.ok(first.results[1].sent > 0);
+
+    await clock.advance(300_000);
+    const second = await h.forwarder.run(feeds);
+    assert.match(second.results[0].error ?? "", /not fetched: .* before 2026-01-01T12:10:00Z$/);
+    assert.equal(second.results[1].error, null);
+    assert.equal(limitedHits, 1, "not asked again before its time");
+  } finally {
+    await h.close();
+    await limited.shutdown();
+    await fine.shutdown();
   }
 });
