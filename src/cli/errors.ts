@@ -16,3 +16,13 @@ export class UsageError extends UserError {
     this.name = "UsageError";
   }
 }
+
+/**
+ * The exit code an error of another layer carries (`readonly exitCode`: a config, lock, store
+ * or proxy error), or null for an error that does not (a bug).
+ */
+export function exitCodeOf(error: unknown): number | null {
+  if (!(error instanceof Error)) return null;
+  const code = (error as Error & { exitCode?: unknown }).exitCode;
+  return typeof code === "number" && Number.isInteger(code) ? code : null;
+}

@@ -1,6 +1,6 @@
 import { VERSION } from "../version.ts";
 import { COMMANDS } from "./commands.ts";
-import { UserError } from "./errors.ts";
+import { exitCodeOf, UserError } from "./errors.ts";
 
 function topHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -46,9 +46,11 @@ function extractLogFormat(argv: string[]): string[] {
 
 /** Runs the CLI and resolves to the exit code; user errors become one line on stderr. */
 export async function main(argv: string[]): Promise<number> {
+  let commandName = "";
   try {
     const args = extractLogFormat(argv);
     const [name, ...rest] = args;
+    commandName = name ?? "";
     if (name === undefined) {
       console.error(topHelp());
       return 2;
@@ -76,6 +78,13 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof UserError) {
       console.error(error.message);
       return error.exitCode;
+    }
+    const exitCode = exitCodeOf(error);
+    if (exitCode !== null) {
+      // The error's message says what and where; the command is added unless it says it.
+      const message = (error as Error).message;
+      console.error(message.startsWith("courier") ? message : `courier ${commandName}: ${message}`);
+      return exitCode;
     }
     // A bug, not a user mistake: still one line unless asked for the stack.
     const detail = Deno.env.get("COURIER_DEBUG") ? (error as Error)?.stack : String(error);

@@ -7,6 +7,7 @@ import { type Problem, validateDocument } from "./validate.ts";
 /** The config cannot be used. `message` holds one line per problem, each naming file and place. */
 export class ConfigError extends Error {
   override name = "ConfigError";
+  readonly exitCode = 2;
   constructor(readonly problems: string[]) {
     super(problems.join("\n"));
   }

@@ -1,7 +1,10 @@
+import { type Clock, realClock, type TimerId } from "../log/clock.ts";
 import { redactUrl } from "../log/secret.ts";
 import { VERSION } from "../version.ts";
 import { bodyHashOf } from "./body_hash.ts";
+import { formatRfc3339 } from "./dates.ts";
 import { FeedError } from "./errors.ts";
+import { parseRetryAfter, processPauses, type ServerPauses } from "./retry_after.ts";
 
 /** HTTP validators kept per URL for conditional GET. */
 export interface Validators {
@@ -21,6 +24,10 @@ export interface FetchOptions {
   timeoutMs: number;
   maxBytes: number;
   signal?: AbortSignal;
+  /** The deadlines timer to use; default the process's. */
+  deadlines?: Deadlines;
+  /** The servers that asked to be left alone for a while; default the process's. */
+  pauses?: ServerPauses;
 }
 
 export type FetchResult =
@@ -126,10 +133,22 @@ interface InFlight {
  * order they start, so the timer is almost never re-armed. The timer is cleared whenever
  * nothing is in flight, so it never holds the process (or a test) open.
  */
-class Deadlines {
+export class Deadlines {
   #inFlight = new Set<InFlight>();
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: TimerId | undefined;
   #armedFor = Infinity;
+
+  constructor(readonly clock: Clock = realClock) {}
+
+  /** When a request starting now and given `timeoutMs` must have finished. */
+  deadlineIn(timeoutMs: number): number {
+    return this.clock.monotonic() + timeoutMs;
+  }
+
+  /** Requests in flight. */
+  get size(): number {
+    return this.#inFlight.size;
+  }
 
   add(request: InFlight): void {
     this.#inFlight.add(request);
@@ -139,22 +158,25 @@ class Deadlines {
   delete(request: InFlight): void {
     this.#inFlight.delete(request);
     if (this.#inFlight.size === 0 && this.#timer !== undefined) {
-      clearTimeout(this.#timer);
+      this.clock.clearTimeout(this.#timer);
       this.#timer = undefined;
       this.#armedFor = Infinity;
     }
   }
 
   #arm(deadline: number): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer);
     this.#armedFor = deadline;
-    this.#timer = setTimeout(() => this.#fire(), Math.max(0, deadline - performance.now()));
+    this.#timer = this.clock.setTimeout(
+      () => this.#fire(),
+      Math.max(0, deadline - this.clock.monotonic()),
+    );
   }
 
   #fire(): void {
     this.#timer = undefined;
     this.#armedFor = Infinity;
-    const now = performance.now();
+    const now = this.clock.monotonic();
     let next = Infinity;
     for (const request of this.#inFlight) {
       if (request.deadline <= now) {
@@ -166,7 +188,8 @@ class Deadlines {
   }
 }
 
-const deadlines = new Deadlines();
+/** The process's deadlines, for every caller that does not bring its own. */
+export const processDeadlines = new Deadlines();
 
 /**
  * The requests in flight under each caller's signal, so that one listener per signal (a run's)
@@ -211,8 +234,9 @@ const PLAIN_HEADERS: Readonly<Record<string, string>> = {
 export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<FetchResult> {
   const controller = new AbortController();
   let timedOut = false;
+  const deadlines = options.deadlines ?? processDeadlines;
   const request: InFlight = {
-    deadline: performance.now() + options.timeoutMs,
+    deadline: deadlines.deadlineIn(options.timeoutMs),
     expire: () => {
       timedOut = true;
       controller.abort(new DOMException("timed out", "TimeoutError"));
@@ -224,6 +248,7 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
   else if (outer) watch(outer, controller);
   const signal = controller.signal;
   const headers = requestHeaders(options.validators);
+  const pauses = options.pauses ?? processPauses;
 
   let current = url;
   try {
@@ -238,6 +263,15 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
         throw new FeedError(
           url,
           `unsupported URL scheme ${parsed.protocol} (at ${redactUrl(current)})`,
+        );
+      }
+      const where = current === url ? "" : ` (at ${redactUrl(current)})`;
+      const pausedUntil = pauses.until(current);
+      if (pausedUntil !== null) {
+        throw new FeedError(
+          url,
+          `not fetched: ${parsed.origin} asked not to be asked again before ` +
+            `${formatRfc3339(new Date(pausedUntil))}${where}`,
         );
       }
       const response = await fetch(current, {
@@ -267,8 +301,18 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
       }
       if (status < 200 || status >= 300) {
         await response.body?.cancel();
-        const where = current === url ? "" : ` (at ${redactUrl(current)})`;
-        throw new FeedError(url, `HTTP ${status} ${oneLine(response.statusText)}${where}`.trim());
+        let retry = "";
+        if (status === 429 || status === 503) {
+          const until = parseRetryAfter(response.headers.get("retry-after"), pauses.clock.now());
+          if (until !== null) {
+            pauses.pause(current, until);
+            retry = `; not asked again before ${formatRfc3339(new Date(until))}`;
+          }
+        }
+        throw new FeedError(
+          url,
+          `${`HTTP ${status} ${oneLine(response.statusText)}`.trim()}${where}${retry}`,
+        );
       }
       const encoding = response.headers.get("content-encoding")?.toLowerCase() ?? "";
       let body = await readBody(response, encoding, options.maxBytes);

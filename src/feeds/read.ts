@@ -2,8 +2,9 @@ import type { FeedType } from "../config/types.ts";
 import { redactUrl } from "../log/secret.ts";
 import type { Entry } from "./entry.ts";
 import { FeedError } from "./errors.ts";
-import { fetchFeedUrl, type FetchResult, type Validators } from "./fetch.ts";
+import { type Deadlines, fetchFeedUrl, type FetchResult, type Validators } from "./fetch.ts";
 import { orderEntries } from "./merge.ts";
+import type { ServerPauses } from "./retry_after.ts";
 import type { FeedFormat, ParsedFeed } from "./parse.ts";
 
 export interface ReadOptions {
@@ -20,6 +21,10 @@ export interface ReadOptions {
   /** Default 20 MiB, after decompression. */
   maxBytes?: number;
   signal?: AbortSignal;
+  /** The timer of the requests' deadlines; default the process's. */
+  deadlines?: Deadlines;
+  /** The servers that asked (Retry-After) not to be asked again yet; default the process's. */
+  pauses?: ServerPauses;
 }
 
 export interface FeedRead {
@@ -109,6 +114,8 @@ export async function readFeed(options: ReadOptions): Promise<FeedRead> {
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
       signal: options.signal,
+      deadlines: options.deadlines,
+      pauses: options.pauses,
     });
   const fetched = await Promise.all(
     options.urls.map((url) => fetchOne(url, options.validators?.get(url))),

@@ -1,4 +1,6 @@
 import type { FeedSettings } from "../config/types.ts";
+import type { Deadlines } from "../feeds/fetch.ts";
+import type { ServerPauses } from "../feeds/retry_after.ts";
 import type { Entry } from "../feeds/entry.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Outbox } from "../messenger/bot_api.ts";
@@ -48,6 +50,10 @@ export interface FeedRunContext {
   /** HTTP client carrying the feed's proxy; undefined for a direct connection. */
   fetchClient?: Deno.HttpClient;
   fetchTimeoutMs?: number;
+  /** The timer of the fetches' deadlines; default the process's. */
+  deadlines?: Deadlines;
+  /** The servers that asked not to be asked again yet; default the process's. */
+  pauses?: ServerPauses;
   signal: AbortSignal;
   /** Told after each message the messenger accepted (progress display). */
   onSent?: (feed: string) => void;
@@ -99,7 +105,8 @@ export async function runFeed(
         await abortable(turn.ready, ctx.signal);
         await deliver(feed, toSend, result, ctx);
       } catch (error) {
-        const fatal = error instanceof MessengerFatalError;
+        // A 401 met by this feed, not one that stopped the run before this feed got to send.
+        const fatal = error instanceof MessengerFatalError && error !== ctx.signal.reason;
         if (fatal) ctx.onFatal?.(error);
         result.error = ctx.signal.aborted && !fatal ? stopped(ctx.signal) : messageOf(error);
         result.failed = result.new - result.sent;
@@ -120,6 +127,8 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
     client: ctx.fetchClient,
     timeoutMs: ctx.fetchTimeoutMs,
     signal: ctx.signal,
+    deadlines: ctx.deadlines,
+    pauses: ctx.pauses,
   });
   for (const warning of read.warnings) ctx.logger.warn(warning, { feed: feed.name });
   // Unchanged since a successful read (the steady state): no entries, and that read made the

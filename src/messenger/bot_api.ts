@@ -1,3 +1,4 @@
+import { realClock, sleep } from "../log/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import { redactUrl, scrub, type Secret } from "../log/secret.ts";
 import { ChatError, MessengerError, MessengerFatalError } from "./errors.ts";
@@ -52,22 +53,6 @@ interface ApiAnswer {
   parameters?: { retry_after?: number; migrate_to_chat_id?: number | string };
 }
 
-/** Waits `ms`, or rejects as soon as `signal` aborts. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, Math.max(0, ms));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /**
  * The Telegram Bot API `sendMessage`, paced within the rate limits, with retries. The token is
  * part of every request URL, so nothing from fetch reaches a message unscrubbed: errors are
@@ -91,8 +76,8 @@ export class BotApi implements Outbox {
     this.#secrets = [token, encodeURIComponent(token)];
     this.#fetch = options.fetch ?? fetch;
     this.#pacer = options.pacer ?? new Pacer();
-    this.#now = options.now ?? (() => performance.now());
-    this.#sleep = options.sleep ?? abortableSleep;
+    this.#now = options.now ?? (() => realClock.monotonic());
+    this.#sleep = options.sleep ?? ((ms, signal) => sleep(realClock, ms, signal));
     this.#opts = options;
   }
 

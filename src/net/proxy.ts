@@ -38,6 +38,8 @@ export type ProxySpec = HttpProxySpec | Socks5ProxySpec | Socks5UnixProxySpec;
 /** An invalid proxy value. The message is one line and never contains the password. */
 export class ProxyError extends Error {
   override name = "ProxyError";
+  /** A config value: exit code 2, nothing was done. */
+  readonly exitCode = 2;
 }
 
 const DEFAULT_PORTS: Record<string, number> = {

@@ -1,4 +1,5 @@
 import { parse } from "yaml";
+import { type Clock, realClock, type TimerId } from "../log/clock.ts";
 
 /** The last-success file could not be read or written; the message names the file. */
 export class LastSuccessError extends Error {
@@ -174,16 +175,18 @@ export class LastSuccessFile {
   #waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
   #writing: Promise<void> | null = null;
   /** The next write, waiting for its slot. */
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timer: TimerId | undefined;
   #lastWriteAt = -Infinity;
   /** writeNow was called: what is pending goes as soon as the write under way ends. */
   #urgent = false;
   /** Whether a write since the last flush is not yet on disk. */
   #unsynced = false;
   readonly #spacingMs: number;
+  readonly #clock: Clock;
 
-  constructor(readonly path: string, options: { spacingMs?: number } = {}) {
+  constructor(readonly path: string, options: { spacingMs?: number; clock?: Clock } = {}) {
     this.#spacingMs = options.spacingMs ?? DEFAULT_SPACING_MS;
+    this.#clock = options.clock ?? realClock;
   }
 
   record(feed: string, at: Date): Promise<void> {
@@ -224,23 +227,25 @@ export class LastSuccessFile {
   /** Starts the next write now, or when its slot comes (a write under way starts it after). */
   #schedule(now: boolean): void {
     if (this.#pending.size === 0 || this.#writing) return;
-    const wait = now || this.#urgent ? 0 : this.#lastWriteAt + this.#spacingMs - performance.now();
+    const wait = now || this.#urgent
+      ? 0
+      : this.#lastWriteAt + this.#spacingMs - this.#clock.monotonic();
     if (wait > 0) {
-      this.#timer ??= setTimeout(() => {
+      this.#timer ??= this.#clock.setTimeout(() => {
         this.#timer = undefined;
         this.#schedule(true);
       }, wait);
       return;
     }
     if (this.#timer !== undefined) {
-      clearTimeout(this.#timer);
+      this.#clock.clearTimeout(this.#timer);
       this.#timer = undefined;
     }
     this.#writing = this.#write();
   }
 
   async #write(): Promise<void> {
-    this.#lastWriteAt = performance.now();
+    this.#lastWriteAt = this.#clock.monotonic();
     this.#urgent = false;
     const batch = this.#pending;
     const waiters = this.#waiters;

@@ -1,6 +1,8 @@
 /** Another process holds the data directory. The message names its pid and the lock file. */
 export class LockError extends Error {
   override name = "LockError";
+  /** The work could not start: exit code 1, like a failed run (it may work on a retry). */
+  readonly exitCode = 1;
 }
 
 export const LOCK_FILE = "courier.lock";

@@ -3,6 +3,7 @@ import { dbPath, type RunRecord, Store, StoreError } from "../../src/store/db.ts
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import type { Entry } from "../../src/feeds/entry.ts";
 import { createClient } from "@libsql/client";
+import { ManualClock } from "../support/manual_clock.ts";
 
 function entry(id: string): Entry {
   return {
@@ -348,5 +349,28 @@ Deno.test("a version 2 database keeps its runs, each counted as one run", async 
     ]);
   } finally {
     store.close();
+  }
+});
+
+Deno.test("buffered no-op runs are written by a timer on the injected clock, without a flush", async () => {
+  const dir = await Deno.makeTempDir();
+  const clock = new ManualClock();
+  const store = (await Store.open(dir, { clock, flushAfterMs: 5000 }))!;
+  const count = async () => Number((await store.query("SELECT count(*) FROM runs"))[0][0]);
+  try {
+    await store.finishRun(runRecord("idle"));
+    await clock.advance(3000);
+    await store.finishRun(runRecord("quiet"));
+    assert.equal(await count(), 0);
+    assert.equal(clock.pending, 1, "one timer for the whole buffer");
+    await clock.advance(1999);
+    assert.equal(await count(), 0);
+    await clock.advance(1);
+    await store.whenWritten();
+    assert.equal(await count(), 2, "written 5 s after the first buffered row");
+    assert.equal(clock.pending, 0, "nothing buffered, no timer");
+  } finally {
+    store.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });

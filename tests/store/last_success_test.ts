@@ -6,6 +6,7 @@ import {
   readLastSuccess,
   rfc3339,
 } from "../../src/store/last_success.ts";
+import { ManualClock } from "../support/manual_clock.ts";
 
 Deno.test("rfc3339 gives UTC with whole seconds", () => {
   assert.equal(rfc3339(new Date("2024-05-01T12:00:00.789Z")), "2024-05-01T12:00:00Z");
@@ -133,4 +134,26 @@ Deno.test("records within the spacing wait for the next write; writeNow and flus
   assert.deepEqual([...(await readLastSuccess(path)).keys()], ["a", "b", "c", "d"]);
   await d;
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("the coalescing timer runs on the injected clock", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const clock = new ManualClock();
+    const path = `${dir}/last.yml`;
+    const file = new LastSuccessFile(path, { clock, spacingMs: 1000 });
+    await file.record("a", new Date("2024-05-01T12:00:00Z"));
+    let second = false;
+    const b = file.record("b", new Date("2024-05-01T12:00:01Z")).then(() => (second = true));
+    assert.equal(clock.pending, 1, "b waits for its slot");
+    await clock.advance(999);
+    assert.equal(second, false);
+    assert.deepEqual([...(await readLastSuccess(path)).keys()], ["a"]);
+    await clock.advance(1);
+    await b;
+    assert.deepEqual([...(await readLastSuccess(path)).keys()], ["a", "b"]);
+    await file.flush();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -1,0 +1,203 @@
+import type { FeedSettings } from "../config/types.ts";
+import type { Deadlines } from "../feeds/fetch.ts";
+import type { ServerPauses } from "../feeds/retry_after.ts";
+import { type Clock, realClock } from "../log/clock.ts";
+import type { Logger } from "../log/logger.ts";
+import type { Outbox } from "../messenger/bot_api.ts";
+import type { MessengerFatalError } from "../messenger/errors.ts";
+import { type FeedResult, type ForwardState, runFeed, type SuccessLog } from "./feed_run.ts";
+import type { FeedReader } from "./reader.ts";
+import { ChannelTurns, Semaphore } from "./turns.ts";
+
+/**
+ * What a messenger 401 (the bot itself refused) does: `stop` ends every feed of the forwarder
+ * (a one-shot run: nothing can be delivered, and the user is there to read why); `continue`
+ * fails the feed that met it, logs an error each time, and lets the next runs try again (a
+ * long-lived loop: the user fixes the token and reloads).
+ */
+export type UnauthorizedPolicy = "stop" | "continue";
+
+export interface ForwarderOptions {
+  read: FeedReader;
+  state: ForwardState;
+  outbox: Outbox;
+  successLog: SuccessLog;
+  logger: Logger;
+  /** How many feeds fetch at once, over every run of this forwarder. */
+  concurrency: number;
+  /** Chat migrations known from earlier runs (old id → new id); the forwarder keeps it. */
+  migrations?: Map<string, string>;
+  /** One key for every feed's turn, so a dry run prints feed by feed; else per channel. */
+  serialize?: boolean;
+  /** HTTP client for a feed's proxy, or undefined for direct. */
+  fetchClientFor?: (feed: FeedSettings) => Deno.HttpClient | undefined;
+  fetchTimeoutMs?: number;
+  /** The fetches' deadlines timer; default the process's. */
+  deadlines?: Deadlines;
+  /** The servers that asked not to be asked again yet (Retry-After); default the process's. */
+  pauses?: ServerPauses;
+  /** Default the process's clock. */
+  clock?: Clock;
+  /** The time stored with runs and entries; default the clock's wall time. */
+  now?: () => Date;
+  /** Stops every run of the forwarder (a signal from the user, the end of a grace period). */
+  signal?: AbortSignal;
+  /** Default `stop`. */
+  onUnauthorized?: UnauthorizedPolicy;
+  onFeedDone?: (result: FeedResult) => void;
+  onSent?: (feed: string) => void;
+}
+
+export interface RunSummary {
+  results: FeedResult[];
+  /** Set when the messenger refused the bot during this run (a 401). */
+  fatal: string | null;
+}
+
+/**
+ * Runs feeds, once or for as long as the process lives: one set of channel turns (feeds that
+ * share a channel deliver one after the other, in the order they were started, across runs),
+ * one bound on concurrent fetches, and one map of chat migrations, whatever the number of runs
+ * in progress.
+ */
+export class Forwarder {
+  readonly #options: ForwarderOptions;
+  readonly #turns = new ChannelTurns();
+  readonly #fetchSlots: Semaphore;
+  readonly #migrations: Map<string, string>;
+  readonly #controller = new AbortController();
+  readonly #now: () => Date;
+  readonly #policy: UnauthorizedPolicy;
+
+  constructor(options: ForwarderOptions) {
+    this.#options = options;
+    this.#fetchSlots = new Semaphore(options.concurrency);
+    this.#migrations = options.migrations ?? new Map();
+    const clock = options.clock ?? realClock;
+    this.#now = options.now ?? (() => new Date(clock.now()));
+    this.#policy = options.onUnauthorized ?? "stop";
+    const outside = options.signal;
+    if (outside?.aborted) this.#controller.abort(outside.reason);
+    else {
+      outside?.addEventListener("abort", () => this.#controller.abort(outside.reason), {
+        once: true,
+      });
+    }
+  }
+
+  /** Aborted when the outside signal is, or when a 401 stopped a forwarder that stops. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** The chat to send to for a configured channel, following its migrations. */
+  chatFor = (channel: string): string => {
+    let chat = channel;
+    // Follow chains of migrations, guarding against a cycle in hand-edited data.
+    for (let i = 0; i < 10 && this.#migrations.has(chat); i++) chat = this.#migrations.get(chat)!;
+    return chat;
+  };
+
+  /**
+   * Runs `feeds` now, each once: up to `concurrency` fetching at a time (shared with every
+   * other run of this forwarder), each channel's deliveries one feed after another in the
+   * order given. Resolves once every feed has finished and the end-of-run writes are done;
+   * never rejects for a feed's failure, which comes back in its result.
+   */
+  async run(feeds: FeedSettings[]): Promise<RunSummary> {
+    const options = this.#options;
+    let fatal: string | null = null;
+
+    // The last-success file coalesces records by waiting a little before each write; once every
+    // feed has recorded its success or finished without one, nothing else is coming from this
+    // run. Every run row has been handed to the state by then too, so its buffered rows' write
+    // starts at the same time (the database works on this thread, the file's writes on others).
+    let unsettled = feeds.length;
+    let stateFlush: Promise<void> | undefined;
+    const settled = () => {
+      if (--unsettled > 0) return;
+      options.successLog.writeNow?.();
+      stateFlush = options.state.flush?.();
+      // Awaited at the end; until then a failure must not count as unhandled.
+      stateFlush?.catch(() => {});
+    };
+
+    const runs = feeds.map(async (feed) => {
+      // Turns are taken synchronously here, in the order given.
+      const turn = this.#turns.take(options.serialize ? "*" : feed.channel);
+      let recorded = false;
+      const successLog: SuccessLog = {
+        record: (name, at) => {
+          recorded = true;
+          const done = options.successLog.record(name, at);
+          settled();
+          return done;
+        },
+      };
+      const result = await runFeed(feed, turn, {
+        read: options.read,
+        state: options.state,
+        outbox: options.outbox,
+        successLog,
+        logger: options.logger,
+        now: this.#now,
+        chatFor: this.chatFor,
+        fetchSlots: this.#fetchSlots,
+        fetchClient: options.fetchClientFor?.(feed),
+        fetchTimeoutMs: options.fetchTimeoutMs,
+        deadlines: options.deadlines,
+        pauses: options.pauses,
+        signal: this.#controller.signal,
+        onSent: options.onSent,
+        onFatal: (error) => {
+          fatal ??= error.message;
+          this.#unauthorized(feed, error);
+        },
+      });
+      if (!recorded) settled();
+      options.onFeedDone?.(result);
+      return result;
+    });
+    let results: FeedResult[];
+    try {
+      results = await Promise.all(runs);
+    } finally {
+      // Independent: the database's commit and the file's fsync overlap.
+      await Promise.all([
+        this.#settle(
+          "the runs of unchanged feeds could not be recorded",
+          stateFlush ?? options.state.flush?.(),
+        ),
+        this.#settle("the last-success file could not be flushed", options.successLog.flush?.()),
+      ]);
+    }
+    return { results, fatal };
+  }
+
+  #unauthorized(feed: FeedSettings, error: MessengerFatalError): void {
+    if (this.#policy === "continue") {
+      // Every attempt says it: the loop goes on, and only the user can fix the token.
+      this.#options.logger.error("messenger refused the bot; fix the token and reload", {
+        feed: feed.name,
+        error: error.message,
+      });
+      return;
+    }
+    if (this.#controller.signal.aborted) return;
+    this.#options.logger.error("messenger refused the bot; stopping the run", {
+      error: error.message,
+    });
+    this.#controller.abort(error);
+  }
+
+  /** Waits for an end-of-run flush; a failure there is logged, it belongs to no feed. */
+  async #settle(what: string, flushing: Promise<void> | undefined): Promise<void> {
+    try {
+      await flushing;
+    } catch (error) {
+      this.#options.logger.error(what, {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * What a command that forwards (or reads the forwarder's state) stands on: the data_dir lock,
+ * the database, the last-success file, the outbox (the Bot API, or a printer for a dry run),
+ * the proxy clients, and which feeds to run. `once` opens it for one run; a long-lived process
+ * keeps it open and swaps its proxy clients on reload.
+ */
+import type { FeedSettings, Settings } from "../config/types.ts";
+import { type Clock, realClock, sleep } from "../log/clock.ts";
+import type { Logger } from "../log/logger.ts";
+import { redactUrl } from "../log/secret.ts";
+import { BotApi, DEFAULT_MESSENGER_API, type Outbox } from "../messenger/bot_api.ts";
+import { openProxyClient, type ProxyClient } from "../net/client.ts";
+import { parseProxy } from "../net/proxy.ts";
+import { Store } from "../store/db.ts";
+import { LastSuccessFile } from "../store/last_success.ts";
+import { acquireLock, type DataDirLock } from "../store/lock.ts";
+import { PrintingOutbox, readOnlyState } from "./dry_run.ts";
+import type { ForwardState, SuccessLog } from "./feed_run.ts";
+
+/** A bad command-line choice found while wiring a run (exit code 2, nothing was done). */
+export class RuntimeUsageError extends Error {
+  override name = "RuntimeUsageError";
+  readonly exitCode = 2;
+}
+
+/** The messenger API base URL: the flag, else $COURIER_MESSENGER_API, else Telegram's. */
+export function messengerApiFrom(flag: string | undefined): string {
+  const value = flag ?? Deno.env.get("COURIER_MESSENGER_API") ?? DEFAULT_MESSENGER_API;
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new RuntimeUsageError(
+      `courier: the messenger API must be an http(s) URL, got "${redactUrl(value)}"`,
+    );
+  }
+  return value;
+}
+
+/** The named feeds (all when none is named), in config order: the delivery order on a channel. */
+export function selectFeeds(command: string, settings: Settings, names: string[]): FeedSettings[] {
+  if (names.length === 0) return settings.feeds;
+  const known = new Map(settings.feeds.map((f) => [f.name, f]));
+  const unknown = names.filter((n) => !known.has(n));
+  if (unknown.length > 0) {
+    throw new RuntimeUsageError(
+      `courier ${command}: no feed named ${unknown.map((n) => `"${n}"`).join(", ")} in ` +
+        `${settings.configPath} (feeds: ${[...known.keys()].join(", ")})`,
+    );
+  }
+  return settings.feeds.filter((f) => names.includes(f.name));
+}
+
+/**
+ * One HTTP client per distinct proxy value, keyed by that value. `update` opens the clients a
+ * new set of values needs and hands back the closing of those no longer named, for the caller
+ * to run once no run that started with the old settings is still using them.
+ */
+export class ProxyClients {
+  readonly #clients = new Map<string, ProxyClient>();
+
+  get(value: string | null): Deno.HttpClient | undefined {
+    return value === null ? undefined : this.#clients.get(value)?.client;
+  }
+
+  /** Opens what `values` adds; on a failure, opens nothing (the clients in use stay). */
+  async update(values: Iterable<string | null>): Promise<() => Promise<void>> {
+    const wanted = new Set([...values].filter((v): v is string => v !== null));
+    const opened = new Map<string, ProxyClient>();
+    try {
+      for (const value of wanted) {
+        // Values were checked by the config loader; parseProxy throws ProxyError otherwise.
+        if (!this.#clients.has(value)) opened.set(value, await openProxyClient(parseProxy(value)));
+      }
+    } catch (error) {
+      for (const c of opened.values()) await c.close();
+      throw error;
+    }
+    for (const [value, client] of opened) this.#clients.set(value, client);
+    const dropped: ProxyClient[] = [];
+    for (const [value, client] of this.#clients) {
+      if (!wanted.has(value)) {
+        dropped.push(client);
+        this.#clients.delete(value);
+      }
+    }
+    return async () => {
+      for (const c of dropped) await c.close();
+    };
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.#clients.values()];
+    this.#clients.clear();
+    for (const c of all) await c.close();
+  }
+}
+
+export interface RuntimeOptions {
+  settings: Settings;
+  /** The feeds this process runs (their proxies are opened). */
+  feeds: FeedSettings[];
+  /** A dry run reads the state if there is one, prints instead of sending, takes no lock. */
+  dryRun: boolean;
+  messengerApi: string;
+  logger: Logger;
+  /** Where a dry run prints its messages. */
+  writeOut: (text: string) => void;
+  /** Every timer of the state and the messenger runs on it; default the process's. */
+  clock?: Clock;
+}
+
+/** The opened runtime; `close` releases everything, in the reverse order of opening. */
+export class Runtime {
+  private constructor(
+    readonly state: ForwardState,
+    readonly outbox: Outbox,
+    readonly successLog: SuccessLog,
+    /** Chat migrations known so far (old id → new id), kept current as the messenger reports them. */
+    readonly migrations: Map<string, string>,
+    readonly proxies: ProxyClients,
+    readonly store: Store | null,
+    private readonly lock: DataDirLock | null,
+  ) {}
+
+  static async open(options: RuntimeOptions): Promise<Runtime> {
+    const { settings, dryRun, logger } = options;
+    const clock = options.clock ?? realClock;
+    const proxies = new ProxyClients();
+    let lock: DataDirLock | null = null;
+    let store: Store | null = null;
+    try {
+      await proxies.update([
+        ...options.feeds.map((f) => f.proxy),
+        ...(dryRun ? [] : [settings.messengerProxy]),
+      ]);
+      if (dryRun) {
+        // Reads the state if there is one (to show what a real run would send now); creates
+        // and changes nothing, and needs no token.
+        store = await Store.open(settings.dbDir, { readOnly: true });
+        return new Runtime(
+          readOnlyState(store),
+          new PrintingOutbox(options.writeOut),
+          { record: () => Promise.resolve() },
+          new Map(),
+          proxies,
+          store,
+          null,
+        );
+      }
+      lock = await acquireLock(settings.dataDir);
+      if (lock.takenOverFrom !== null) {
+        logger.info("took over a lock left by a process that is gone", {
+          pid: lock.takenOverFrom,
+        });
+      }
+      const opened = (await Store.open(settings.dbDir, { clock }))!;
+      store = opened;
+      const migrations = await opened.chatMigrations();
+      const outbox = new BotApi({
+        baseUrl: options.messengerApi,
+        token: settings.token,
+        client: proxies.get(settings.messengerProxy),
+        logger,
+        now: () => clock.monotonic(),
+        sleep: (ms, signal) => sleep(clock, ms, signal),
+        onMigrate: async (from, to) => {
+          migrations.set(from, to);
+          await opened.recordChatMigration(from, to, new Date(clock.now()));
+        },
+      });
+      return new Runtime(
+        opened,
+        outbox,
+        new LastSuccessFile(settings.lastLoadedPath, { clock }),
+        migrations,
+        proxies,
+        opened,
+        lock,
+      );
+    } catch (error) {
+      store?.close();
+      lock?.release();
+      await proxies.close();
+      throw error;
+    }
+  }
+
+  /** The HTTP client that carries a feed's proxy; undefined for a direct connection. */
+  fetchClientFor = (feed: FeedSettings): Deno.HttpClient | undefined =>
+    this.proxies.get(feed.proxy);
+
+  async close(): Promise<void> {
+    this.store?.close();
+    this.lock?.release();
+    await this.proxies.close();
+  }
+}

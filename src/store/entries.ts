@@ -1,0 +1,126 @@
+import type { Client } from "@libsql/client";
+import type { Entry } from "../feeds/entry.ts";
+import { dateOf, iso } from "./times.ts";
+
+/**
+ * The `feeds` and `entries` tables: which feeds had their first sighting, which entries each
+ * has seen (sent or skipped). Every write is its own transaction, committed before the next
+ * message goes out.
+ */
+export class EntriesTable {
+  constructor(private readonly client: Client) {}
+
+  /** Whether the feed has had its first sighting (its first successful read). */
+  async isKnownFeed(feed: string): Promise<boolean> {
+    const rs = await this.client.execute({
+      sql: "SELECT 1 FROM feeds WHERE name = ?",
+      args: [feed],
+    });
+    return rs.rows.length > 0;
+  }
+
+  /** The ids among `ids` that the feed has already seen (sent or skipped). */
+  async seenIds(feed: string, ids: readonly string[]): Promise<Set<string>> {
+    const seen = new Set<string>();
+    // SQLite binds at most 32766 parameters; stay well below.
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const rs = await this.client.execute({
+        sql: `SELECT entry_id FROM entries WHERE feed = ? AND entry_id IN (${
+          chunk.map(() => "?").join(",")
+        })`,
+        args: [feed, ...chunk],
+      });
+      for (const row of rs.rows) seen.add(String(row[0]));
+    }
+    return seen;
+  }
+
+  /**
+   * Whether the feed is known and which of `ids` it has seen, in one query: the ids travel as
+   * one JSON parameter and come back as one JSON value, which keeps a steady-state run (every
+   * entry seen) to a single round trip into SQLite per feed.
+   */
+  async lookup(
+    feed: string,
+    ids: readonly string[],
+  ): Promise<{ known: boolean; seen: Set<string> }> {
+    // Nothing to look up (the feed is unchanged): whether it is known is in memory.
+    if (ids.length === 0) return { known: (await this.#knownFeeds()).has(feed), seen: new Set() };
+    const rs = await this.client.execute({
+      sql: `SELECT EXISTS (SELECT 1 FROM feeds WHERE name = ?1),
+              (SELECT json_group_array(entry_id) FROM entries
+                WHERE feed = ?1 AND entry_id IN (SELECT value FROM json_each(?2)))`,
+      args: [feed, JSON.stringify(ids)],
+    });
+    const row = rs.rows[0];
+    return {
+      known: Number(row[0]) === 1,
+      seen: new Set(JSON.parse(String(row[1] ?? "[]")) as string[]),
+    };
+  }
+
+  /**
+   * The feeds that had their first sighting, loaded by the first call and kept current by
+   * recordFirstSighting: the lock makes this process the only writer (a dry run writes nothing
+   * and reads a snapshot).
+   */
+  #knownFeeds(): Promise<Set<string>> {
+    this.#known ??= this.client.execute("SELECT name FROM feeds").then((rs) =>
+      new Set(rs.rows.map((row) => String(row[0])))
+    );
+    return this.#known;
+  }
+
+  #known: Promise<Set<string>> | null = null;
+
+  /**
+   * Records a feed's first sighting: the feed becomes known and the entries the
+   * first-sighting limit held back are recorded as seen, in one transaction.
+   */
+  async recordFirstSighting(feed: string, skipped: readonly Entry[], at: Date): Promise<void> {
+    // The entries travel as one JSON parameter: one statement however many there are.
+    const rows = JSON.stringify(skipped.map((e) => [e.id, e.link, e.title, dateOf(e)]));
+    await this.client.batch([
+      {
+        sql: "INSERT OR IGNORE INTO feeds (name, first_seen_at) VALUES (?, ?)",
+        args: [feed, iso(at)],
+      },
+      {
+        sql: `INSERT OR IGNORE INTO entries (feed, entry_id, link, title, published_at, status,
+                seen_at)
+              SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3, 'skipped', ?2
+              FROM json_each(?3)`,
+        args: [feed, iso(at), rows],
+      },
+    ], "write");
+    if (this.#known) (await this.#known).add(feed);
+  }
+
+  /** Marks an entry sent, after the messenger accepted it as `messageId` in `chatId`. */
+  async markSent(
+    feed: string,
+    entry: Entry,
+    chatId: string,
+    messageId: number,
+    at: Date,
+  ): Promise<void> {
+    await this.client.execute({
+      sql: `INSERT INTO entries (feed, entry_id, link, title, published_at, status, seen_at,
+              sent_at, chat_id, message_id) VALUES (?, ?, ?, ?, ?, 'sent', ?, ?, ?, ?)
+            ON CONFLICT (feed, entry_id) DO UPDATE SET status = 'sent', sent_at = excluded.sent_at,
+              chat_id = excluded.chat_id, message_id = excluded.message_id`,
+      args: [
+        feed,
+        entry.id,
+        entry.link,
+        entry.title,
+        dateOf(entry),
+        iso(at),
+        iso(at),
+        chatId,
+        messageId,
+      ],
+    });
+  }
+}
