@@ -81,9 +81,12 @@ export async function main(argv: string[]): Promise<number> {
     }
     const exitCode = exitCodeOf(error);
     if (exitCode !== null) {
-      // The error's message says what and where; the command is added unless it says it.
+      // The error's message says what and where; the command is added to a one-line message
+      // that does not name it. Several lines are a list of located problems (a config's, each
+      // `file:line:col: ...`), printed as they are.
       const message = (error as Error).message;
-      console.error(message.startsWith("courier") ? message : `courier ${commandName}: ${message}`);
+      const bare = message.startsWith("courier") || message.includes("\n");
+      console.error(bare ? message : `courier ${commandName}: ${message}`);
       return exitCode;
     }
     // A bug, not a user mistake: still one line unless asked for the stack.

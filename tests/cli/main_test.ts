@@ -99,3 +99,14 @@ Deno.test("cli: a config error in another command's path is also one line per pr
   ]);
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("cli: an error carrying its exit code ends the command with it, in one line", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const r = await runCli(["once", "-c", "missing.yml"], { cwd: dir });
+    assertEquals(r.code, 2);
+    assertEquals(r.stderr, "courier once: missing.yml: cannot read config: no such file\n");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
