@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { History } from "./history.ts";
 import { PAGE_HTML } from "./page.ts";
 import { type Answer, QueryTimeoutError, WorkerError, type WorkerPool } from "./pool.ts";
+import { QueueFullError } from "./pool.ts";
 import type { WorkerRequest } from "./protocol.ts";
 import { allowedHosts, hostAllowed, originAllowed, tokenMatches } from "./security.ts";
 
@@ -229,7 +230,7 @@ export function createApp(options: AppOptions): Hono {
   });
 
   const run = async (c: Context, req: WorkerRequest, download = false) => {
-    const answer = await options.pool.run(req, download);
+    const answer = await options.pool.run(req, download, c.req.raw.signal);
     return { answer, response: answerResponse(answer, corsHeaders(c)) };
   };
 
@@ -279,6 +280,9 @@ export function createApp(options: AppOptions): Hono {
   app.onError((error) => {
     if (error instanceof HttpError) return errorResponse(error.status, error.message);
     if (error instanceof QueryTimeoutError) return errorResponse(504, error.message);
+    if (error instanceof QueueFullError) {
+      return errorResponse(503, error.message, { "Retry-After": String(error.retryAfterSeconds) });
+    }
     if (error instanceof WorkerError) return errorResponse(500, error.message);
     // Never a stack or a server path: the detail stays in the server.
     return errorResponse(500, "internal server error");

@@ -6,13 +6,17 @@ import {
   FRAME_JSON,
   frameJson,
   FrameReader,
+  FrameTooLargeError,
   type WorkerConfig,
   type WorkerEnd,
   type WorkerHead,
   type WorkerRequest,
 } from "./protocol.ts";
+import { type SpawnWorker, workerSpawner } from "./spawn.ts";
 
-/** The query ran past the time limit; its worker was killed. */
+export type { SpawnWorker } from "./spawn.ts";
+
+/** The request ran (or waited, or both) past the time limit; a running query was killed. */
 export class QueryTimeoutError extends Error {
   constructor(readonly limitMs: number) {
     super(`the query ran longer than the time limit (${limitMs} ms) and was stopped`);
@@ -28,6 +32,34 @@ export class WorkerError extends Error {
   }
 }
 
+/** Every worker is busy and the queue is full: answer 503 with `Retry-After`. */
+export class QueueFullError extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super("the server is busy (every query worker is taken and the queue is full): retry later");
+    this.name = "QueueFullError";
+  }
+}
+
+/** The client went away: its request was dropped from the queue or its worker killed. */
+export class RequestCancelledError extends WorkerError {
+  constructor() {
+    super("the client went away; the query was stopped");
+    this.name = "RequestCancelledError";
+  }
+}
+
+/** A (non-download) answer larger than the pool holds in memory for one request. */
+export class AnswerTooLargeError extends WorkerError {
+  constructor(readonly limitBytes: number) {
+    super(
+      `the answer is larger than ${
+        Math.round(limitBytes / 1024 / 1024)
+      } MiB: select fewer rows or columns, or download it (format=csv, xml or json)`,
+    );
+    this.name = "AnswerTooLargeError";
+  }
+}
+
 /** An answer: the head, and either the whole body or a stream of it (downloads). */
 export interface Answer {
   head: WorkerHead;
@@ -36,47 +68,59 @@ export interface Answer {
   done: Promise<WorkerEnd | null>;
 }
 
-/** How to start one worker process. */
-export type SpawnWorker = () => Deno.ChildProcess;
-
-const WORKER_MODULE = new URL("./worker.ts", import.meta.url);
-const DENO_JSON = new URL("../../deno.json", import.meta.url);
-
+/** Waiting requests allowed per worker before new ones are refused with 503. */
+export const QUEUE_PER_WORKER = 4;
 /**
- * A small young generation for workers. A download makes garbage fast (every row's values and
- * text) though little of it lives, and V8 answers a high allocation rate by growing the young
- * generation to its maximum: a worker's RSS rose by about 75 MB during any large export. With
- * 2 MB semi-spaces it rises by 10-45 MB, whatever the size of the output, at no measured cost
- * in speed. Set through the environment, so it reaches a compiled courier too.
+ * The most a non-download answer may hold in the server's memory. Such an answer is buffered
+ * whole (so a slow client never holds a worker); past this it is refused, not buffered: a
+ * 480 MB answer raised the server's RSS from 63 MB to 1.9 GB before.
  */
-const WORKER_V8_FLAGS = "--max-semi-space-size=2";
-
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 /**
- * Starts a worker: with `deno run` in a checkout; as `courier browse --query-worker` when
- * courier is a compiled binary (there is no separate script to run then).
+ * How long a download may sit with its client not taking any bytes before it is abandoned
+ * (the worker killed, the transfer failed). Waiting on a slow client does not count against
+ * the time limit, so without this bound a client that stops reading would hold a worker forever.
  */
-export const spawnWorker: SpawnWorker = () => {
-  const exe = Deno.execPath();
-  const compiled = !/(^|[\\/])deno(\.exe)?$/.test(exe);
-  const args = compiled
-    ? ["browse", "--query-worker"]
-    : ["run", "-A", "--quiet", "--no-prompt", "--config", DENO_JSON.pathname, WORKER_MODULE.href];
-  return new Deno.Command(exe, {
-    args,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-    env: { NO_COLOR: "1", DENO_V8_FLAGS: WORKER_V8_FLAGS },
-  }).spawn();
-};
+export const STALL_MS = 30_000;
+/** How many query texts the pool remembers as having run past the time limit. */
+const SLOW_MEMORY = 256;
+
+/** Why the pool killed a worker (tests and logs tell cancellation from a time limit). */
+export type KillReason = "timeout" | "cancelled" | "stalled" | "too-large" | "failed" | "closed";
+
+export interface PoolOptions {
+  size: number;
+  timeoutMs: number;
+  config: WorkerConfig;
+  spawn?: SpawnWorker;
+  /** Requests that may wait for a worker; default QUEUE_PER_WORKER × size. */
+  maxQueue?: number;
+  /** Default MAX_ANSWER_BYTES. */
+  maxAnswerBytes?: number;
+  /** Default: the larger of STALL_MS and the time limit. */
+  stallMs?: number;
+  /**
+   * Extra short-lived workers started when every worker has been on one request for
+   * `longMs`; default half the size, at least 1.
+   */
+  spares?: number;
+  /** Default: a quarter of the time limit, at most 1 s. */
+  longMs?: number;
+}
 
 class Worker {
   readonly reader: FrameReader;
   readonly writer: WritableStreamDefaultWriter<Uint8Array>;
   dead = false;
+  /** Given up by the pool (killed or retired); never handed out again. */
+  gone = false;
+  /** When its current request was handed to it; null while idle or starting. */
+  busySince: number | null = null;
+  /** The deadline of its current request (for Retry-After). */
+  deadline = 0;
 
-  constructor(readonly child: Deno.ChildProcess) {
-    this.reader = new FrameReader(child.stdout);
+  constructor(readonly child: Deno.ChildProcess, readonly spare: boolean, maxFrame: number) {
+    this.reader = new FrameReader(child.stdout, maxFrame);
     this.writer = child.stdin.getWriter();
     child.status.then(() => (this.dead = true));
   }
@@ -92,27 +136,62 @@ class Worker {
   }
 }
 
-export interface PoolOptions {
-  size: number;
-  timeoutMs: number;
-  config: WorkerConfig;
-  spawn?: SpawnWorker;
+interface Waiter {
+  /** Its query text ran past the time limit before: served after every other waiter. */
+  suspect: boolean;
+  give(w: Worker): void;
+  fail(error: Error): void;
+}
+
+/** The key under which a query's history of running past the limit is remembered. */
+function slowKey(req: WorkerRequest): string | null {
+  return req.op === "query" || req.op === "explain" ? `${req.op}\n${req.sql}` : null;
 }
 
 /**
- * A fixed set of worker processes, one request each at a time. A query past the time limit
- * has its process killed (which frees the CPU at once) and replaced; the others keep serving.
+ * A fixed set of worker processes, one request each at a time, and a bounded queue before
+ * them. A request's time limit starts when it arrives, queue included. A query past its limit,
+ * or whose client went away, has its process killed (the only way to stop SQLite running
+ * synchronously, and it frees the CPU at once) and replaced; the others keep serving.
+ *
+ * Runaway queries must not starve cheap ones. Killing them at the limit and on disconnect is
+ * not enough: clients that keep re-sending a runaway query keep every worker busy, and a FIFO
+ * queue puts the next cheap query behind them, so it waits nearly the whole limit. Two rules:
+ * - a query text that ran past the limit is remembered, and waits behind every other request
+ *   (until it completes in time once); clients cannot be told apart here (a page and a script
+ *   on loopback share an address), but the same runaway text usually can;
+ * - when every worker has been on one request for `longMs`, a spare worker is started (at most
+ *   `spares` at a time, each retired as soon as no fresh request waits), and only requests not
+ *   remembered as runaways get one. Cheap queries then get through in about `longMs` and a
+ *   process start, instead of the time limit, at a bounded cost in processes.
  */
 export class WorkerPool {
+  /** "queued", "dropped", "run", "spare", "killed" events (CustomEvent, detail below). */
+  readonly events = new EventTarget();
   #idle: Worker[] = [];
-  #waiting: ((w: Worker) => void)[] = [];
+  #queue: Waiter[] = [];
   #all = new Set<Worker>();
+  #jobs = new Set<(error: Error, reason: KillReason) => void>();
+  #starting = 0;
+  #spares = 0;
   #closed = false;
   #exits = new Map<number, Promise<Deno.CommandStatus>>();
+  #slow = new Map<string, true>();
+  #pumpTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #spawn: SpawnWorker;
+  readonly #maxQueue: number;
+  readonly #maxAnswer: number;
+  readonly #stallMs: number;
+  readonly #maxSpares: number;
+  readonly #longMs: number;
 
   private constructor(readonly options: PoolOptions) {
-    this.#spawn = options.spawn ?? spawnWorker;
+    this.#spawn = options.spawn ?? workerSpawner(options.config);
+    this.#maxQueue = options.maxQueue ?? QUEUE_PER_WORKER * options.size;
+    this.#maxAnswer = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+    this.#stallMs = options.stallMs ?? Math.max(STALL_MS, options.timeoutMs);
+    this.#maxSpares = options.spares ?? Math.max(1, Math.floor(options.size / 2));
+    this.#longMs = options.longMs ?? Math.min(1000, options.timeoutMs / 4);
   }
 
   /** Starts the workers; rejects with the database's own message when it cannot be opened. */
@@ -120,7 +199,7 @@ export class WorkerPool {
     const pool = new WorkerPool(options);
     try {
       const workers = await Promise.all(
-        Array.from({ length: options.size }, () => pool.#startWorker()),
+        Array.from({ length: options.size }, () => pool.#startWorker(false)),
       );
       for (const w of workers) pool.#release(w);
     } catch (error) {
@@ -135,20 +214,29 @@ export class WorkerPool {
     return [...this.#all].filter((w) => !w.dead).map((w) => w.child.pid);
   }
 
+  /** Requests waiting for a worker. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
   /** Resolves when the worker process `pid` has exited and been reaped. */
   exitOf(pid: number): Promise<Deno.CommandStatus> | undefined {
     return this.#exits.get(pid);
   }
 
-  async #startWorker(): Promise<Worker> {
-    const w = new Worker(this.#spawn());
+  #emit(type: string, detail: Record<string, unknown> = {}): void {
+    this.events.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+
+  async #startWorker(spare: boolean): Promise<Worker> {
+    const w = new Worker(this.#spawn(), spare, this.#maxAnswer);
     this.#all.add(w);
     this.#exits.set(w.child.pid, w.child.status);
     // Only recent exits are kept: enough to watch a killed worker go.
     if (this.#exits.size > 64) this.#exits.delete(this.#exits.keys().next().value!);
     w.child.status.then(() => this.#all.delete(w));
     await w.writer.write(encodeFrame(FRAME_JSON, JSON.stringify(this.options.config)));
-    const ready = await w.reader.read();
+    const ready = await w.reader.read().catch(() => null);
     const msg = ready ? frameJson<{ ready: boolean; error?: string }>(ready) : null;
     if (!msg?.ready) {
       w.kill();
@@ -157,64 +245,250 @@ export class WorkerPool {
     return w;
   }
 
-  #release(w: Worker): void {
-    if (w.dead || this.#closed) return;
-    const next = this.#waiting.shift();
-    if (next) next(w);
-    else this.#idle.push(w);
+  /** Gives up a worker for good; false if it already was. */
+  #drop(w: Worker): boolean {
+    if (w.gone) return false;
+    w.gone = true;
+    w.busySince = null;
+    w.kill();
+    if (w.spare) this.#spares--;
+    return true;
   }
 
-  #replace(w: Worker): void {
-    w.kill();
-    if (this.#closed) return;
-    this.#startWorker().then((n) => this.#release(n), () => {
-      // A replacement that cannot start: the next one is tried when the next query ends.
+  /** Kills a worker mid-request and starts a regular one in its place (spares just go). */
+  #replace(w: Worker, reason: KillReason): void {
+    if (!this.#drop(w)) return;
+    this.#emit("killed", { pid: w.child.pid, reason });
+    if (w.spare || this.#closed) return;
+    this.#starting++;
+    this.#startWorker(false).then((n) => {
+      this.#starting--;
+      this.#release(n);
+    }, () => {
+      // A replacement that cannot start leaves the pool one short; queued requests still end
+      // at their deadlines.
+      this.#starting--;
+      this.#pump();
     });
   }
 
-  #acquire(): Promise<Worker> {
-    if (this.#closed) return Promise.reject(new WorkerError("the server is shutting down"));
-    const w = this.#idle.pop();
-    if (w) return Promise.resolve(w);
-    return new Promise((resolve) => this.#waiting.push(resolve));
+  /** The waiter a free worker serves: the oldest fresh one; a suspect only on a regular one. */
+  #pick(spare: boolean): number {
+    const fresh = this.#queue.findIndex((q) => !q.suspect);
+    if (fresh >= 0 || spare) return fresh;
+    return this.#queue.length > 0 ? 0 : -1;
   }
 
-  /** Runs one request within the time limit. */
-  async run(req: WorkerRequest, download = false): Promise<Answer> {
-    const w = await this.#acquire();
+  #release(w: Worker): void {
+    w.busySince = null;
+    if (w.gone || this.#closed) return;
+    if (w.dead) return this.#replace(w, "failed");
+    const i = this.#pick(w.spare);
+    if (i >= 0) {
+      const [waiter] = this.#queue.splice(i, 1);
+      w.busySince = performance.now();
+      waiter.give(w);
+    } else if (w.spare) {
+      this.#drop(w);
+    } else {
+      this.#idle.push(w);
+    }
+    this.#pump();
+  }
+
+  /** Starts a spare worker when fresh requests wait and every worker has been busy for long. */
+  #pump(): void {
+    clearTimeout(this.#pumpTimer);
+    this.#pumpTimer = undefined;
+    if (this.#closed || this.#spares >= this.#maxSpares) return;
+    if (this.#starting > 0 || this.#idle.length > 0) return;
+    if (!this.#queue.some((q) => !q.suspect)) return;
+    let youngest = -Infinity;
+    for (const w of this.#all) {
+      if (w.spare || w.gone) continue;
+      if (w.busySince === null) return;
+      youngest = Math.max(youngest, w.busySince);
+    }
+    const wait = youngest + this.#longMs - performance.now();
+    if (wait > 0) {
+      this.#pumpTimer = setTimeout(() => this.#pump(), wait);
+      return;
+    }
+    this.#spares++;
+    this.#startWorker(true).then((w) => {
+      this.#emit("spare", { pid: w.child.pid });
+      this.#release(w);
+    }, () => this.#spares--);
+  }
+
+  /** Seconds until some running request reaches its deadline, freeing its worker. */
+  #retryAfter(): number {
+    const now = performance.now();
+    let soonest = Infinity;
+    for (const w of this.#all) if (w.busySince !== null) soonest = Math.min(soonest, w.deadline);
+    return Number.isFinite(soonest) ? Math.max(1, Math.ceil((soonest - now) / 1000)) : 1;
+  }
+
+  #acquire(suspect: boolean, deadline: number, signal?: AbortSignal): Promise<Worker> {
+    if (this.#closed) return Promise.reject(new WorkerError("the server is shutting down"));
+    for (let w = this.#idle.pop(); w; w = this.#idle.pop()) {
+      if (w.dead) {
+        this.#replace(w, "failed");
+        continue;
+      }
+      w.busySince = performance.now();
+      return Promise.resolve(w);
+    }
+    if (this.#queue.length >= this.#maxQueue) {
+      return Promise.reject(new QueueFullError(this.#retryAfter()));
+    }
+    return new Promise((resolve, reject) => {
+      const settle = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        const i = this.#queue.indexOf(waiter);
+        if (i >= 0) this.#queue.splice(i, 1);
+      };
+      const waiter: Waiter = {
+        suspect,
+        give: (w) => {
+          settle();
+          resolve(w);
+        },
+        fail: (error) => {
+          settle();
+          reject(error);
+        },
+      };
+      // Never handed to a worker once its time is up or its client is gone.
+      const timer = setTimeout(() => {
+        waiter.fail(new QueryTimeoutError(this.options.timeoutMs));
+        this.#emit("dropped", { reason: "timeout" });
+      }, deadline - performance.now());
+      const onAbort = () => {
+        waiter.fail(new RequestCancelledError());
+        this.#emit("dropped", { reason: "cancelled" });
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#queue.push(waiter);
+      this.#emit("queued", { queued: this.#queue.length });
+      this.#pump();
+    });
+  }
+
+  /**
+   * Runs one request. Its time limit counts from now, its time in the queue included. `signal`
+   * is the client's: when it aborts, the request is dropped from the queue or its worker
+   * killed. A download's limit counts the query's own time, not the time spent waiting for the
+   * client to take bytes (that is bounded by the stall limit instead); a download that cannot
+   * finish errors its stream, so the transfer fails rather than ending cleanly.
+   */
+  async run(req: WorkerRequest, download = false, signal?: AbortSignal): Promise<Answer> {
+    const deadline = performance.now() + this.options.timeoutMs;
+    if (signal?.aborted) throw new RequestCancelledError();
+    const key = slowKey(req);
+    const w = await this.#acquire(key !== null && this.#slow.has(key), deadline, signal);
+    w.deadline = deadline;
+    this.#emit("run", { pid: w.child.pid });
+    this.#pump();
+    return this.#serve(w, req, download, deadline, key, signal);
+  }
+
+  #remember(key: string | null, slow: boolean): void {
+    if (key === null) return;
+    this.#slow.delete(key);
+    if (!slow) return;
+    this.#slow.set(key, true);
+    if (this.#slow.size > SLOW_MEMORY) this.#slow.delete(this.#slow.keys().next().value!);
+  }
+
+  async #serve(
+    w: Worker,
+    req: WorkerRequest,
+    download: boolean,
+    deadline: number,
+    key: string | null,
+    signal?: AbortSignal,
+  ): Promise<Answer> {
     const limit = this.options.timeoutMs;
-    let timedOut = false;
-    // The time limit kills the worker, which ends any pending read or write on its pipes; the
-    // flag turns that end into a timeout. Not Promise.race against a timeout promise: every race
-    // leaves a reaction on that promise which keeps its result alive until the promise settles,
-    // so a download retained every frame it passed along (+187 MB for a 175 MB CSV).
-    const timer = setTimeout(() => {
-      timedOut = true;
-      this.#replace(w);
-    }, limit);
-    const fail = (): never => {
+    const started = performance.now();
+    let failure: Error | null = null;
+    let ended = false;
+    let budget = deadline - started;
+    let resumedAt = started;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let stallTimer: ReturnType<typeof setTimeout> | undefined;
+    let errorStream: (error: Error) => void = () => {};
+
+    const cleanup = () => {
       clearTimeout(timer);
-      if (!timedOut) this.#replace(w);
-      throw timedOut ? new QueryTimeoutError(limit) : new WorkerError("the query worker failed");
+      clearTimeout(stallTimer);
+      signal?.removeEventListener("abort", onAbort);
+      this.#jobs.delete(stop);
+    };
+    // The one way a request ends early: its worker is killed, which also ends any pending read
+    // or write on its pipes; `failure` turns that end into the right error. (Not Promise.race
+    // against a timeout promise: every race leaves a reaction on that promise which keeps its
+    // result alive until the promise settles, so a download retained every frame it passed on.)
+    const stop = (error: Error, reason: KillReason): void => {
+      if (failure || ended) return;
+      failure = error;
+      cleanup();
+      if (reason === "timeout") this.#remember(key, true);
+      if (reason === "cancelled" && performance.now() - started >= this.#longMs) {
+        this.#remember(key, true);
+      }
+      this.#replace(w, reason);
+      errorStream(error);
+    };
+    const onAbort = () => stop(new RequestCancelledError(), "cancelled");
+    const resume = () => {
+      resumedAt = performance.now();
+      timer = setTimeout(() => stop(new QueryTimeoutError(limit), "timeout"), Math.max(0, budget));
+    };
+    const pause = () => {
+      clearTimeout(timer);
+      budget -= performance.now() - resumedAt;
+    };
+    const failed = (): Error => {
+      stop(new WorkerError("the query worker failed"), "failed");
+      return failure!;
     };
     const next = async (): Promise<Frame> => {
-      const frame = await w.reader.read();
-      if (timedOut) throw new QueryTimeoutError(limit);
-      if (!frame) throw new WorkerError("the query worker exited");
+      let frame: Frame | null = null;
+      try {
+        frame = await w.reader.read();
+      } catch (error) {
+        if (error instanceof FrameTooLargeError && !failure) {
+          stop(new AnswerTooLargeError(this.#maxAnswer), "too-large");
+        }
+      }
+      if (failure) throw failure;
+      if (!frame) throw failed();
       return frame;
     };
+    const finish = (frame: Frame): WorkerEnd => {
+      ended = true;
+      cleanup();
+      const end = frameJson<WorkerEnd>(frame);
+      if (end.ok) this.#remember(key, false);
+      this.#release(w);
+      return end;
+    };
+
+    this.#jobs.add(stop);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    resume();
     let head: WorkerHead;
     try {
+      if (failure) throw failure;
       await w.writer.write(encodeFrame(FRAME_JSON, JSON.stringify(req)));
       head = frameJson<WorkerHead>(await next());
     } catch {
-      return fail();
+      throw failure ?? failed();
     }
-    const finish = (frame: Frame): WorkerEnd => {
-      clearTimeout(timer);
-      this.#release(w);
-      return frameJson<WorkerEnd>(frame);
-    };
+
     if (!download || head.status !== 200) {
       const parts: Uint8Array[] = [];
       let size = 0;
@@ -222,8 +496,12 @@ export class WorkerPool {
         for (;;) {
           const frame = await next();
           if (frame.kind === FRAME_BODY) {
-            parts.push(frame.payload);
             size += frame.payload.length;
+            if (size > this.#maxAnswer) {
+              stop(new AnswerTooLargeError(this.#maxAnswer), "too-large");
+              throw failure;
+            }
+            parts.push(frame.payload);
           } else if (frame.kind === FRAME_END) {
             const end = finish(frame);
             const body = new Uint8Array(size);
@@ -236,39 +514,61 @@ export class WorkerPool {
           }
         }
       } catch {
-        return fail();
+        throw failure ?? failed();
       }
     }
+
+    // A download: the client's turn until it pulls; bounded by the stall limit.
     let settle: (end: WorkerEnd | null) => void = () => {};
     const done = new Promise<WorkerEnd | null>((r) => (settle = r));
+    const clientTurn = () => {
+      pause();
+      stallTimer = setTimeout(
+        () => stop(new WorkerError("the client stopped reading the download"), "stalled"),
+        this.#stallMs,
+      );
+    };
     const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        errorStream = (error) => {
+          settle(null);
+          try {
+            controller.error(error);
+          } catch { /* already closed */ }
+        };
+      },
       pull: async (controller) => {
+        clearTimeout(stallTimer);
+        resume();
         try {
           const frame = await next();
-          if (frame.kind === FRAME_BODY) controller.enqueue(frame.payload);
-          else if (frame.kind === FRAME_END) {
+          if (frame.kind === FRAME_BODY) {
+            clientTurn();
+            controller.enqueue(frame.payload);
+          } else if (frame.kind === FRAME_END) {
             settle(finish(frame));
             controller.close();
           }
-        } catch (error) {
-          settle(null);
-          clearTimeout(timer);
-          if (!timedOut) this.#replace(w);
-          controller.error(error);
+        } catch {
+          // The stream is already errored by stop(): Deno then ends the transfer without its
+          // final chunk, so the client sees a failed download, not a short file.
         }
       },
-      cancel: () => {
-        // The client went away mid-download: the query cannot be stopped any other way.
-        clearTimeout(timer);
-        settle(null);
-        this.#replace(w);
-      },
+      cancel: () => stop(new RequestCancelledError(), "cancelled"),
     }, { highWaterMark: 0 });
+    clientTurn();
     return { head, body, done };
   }
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#pumpTimer);
+    for (const waiter of [...this.#queue]) {
+      waiter.fail(new WorkerError("the server is shutting down"));
+    }
+    for (const stop of [...this.#jobs]) {
+      stop(new WorkerError("the server is shutting down"), "closed");
+    }
     for (const w of this.#all) w.kill();
     await Promise.all([...this.#all].map((w) => w.child.status.catch(() => {})));
   }
