@@ -88,6 +88,14 @@ const SLOW_MEMORY = 256;
 /** Why the pool killed a worker (tests and logs tell cancellation from a time limit). */
 export type KillReason = "timeout" | "cancelled" | "stalled" | "too-large" | "failed" | "closed";
 
+/** What the pool did, for observers (tests watch requests queue, run and workers die). */
+export type PoolEvent =
+  | { type: "queued"; queued: number }
+  | { type: "dropped"; reason: "timeout" | "cancelled" }
+  | { type: "run"; pid: number; suspect: boolean }
+  | { type: "spare"; pid: number }
+  | { type: "killed"; pid: number; reason: KillReason };
+
 export interface PoolOptions {
   size: number;
   timeoutMs: number;
@@ -166,8 +174,7 @@ function slowKey(req: WorkerRequest): string | null {
  *   process start, instead of the time limit, at a bounded cost in processes.
  */
 export class WorkerPool {
-  /** "queued", "dropped", "run", "spare", "killed" events (CustomEvent, detail below). */
-  readonly events = new EventTarget();
+  #observers = new Set<(event: PoolEvent) => void>();
   #idle: Worker[] = [];
   #queue: Waiter[] = [];
   #all = new Set<Worker>();
@@ -224,8 +231,14 @@ export class WorkerPool {
     return this.#exits.get(pid);
   }
 
-  #emit(type: string, detail: Record<string, unknown> = {}): void {
-    this.events.dispatchEvent(new CustomEvent(type, { detail }));
+  /** Calls `fn` with every PoolEvent from now on; returns the function that stops it. */
+  observe(fn: (event: PoolEvent) => void): () => void {
+    this.#observers.add(fn);
+    return () => this.#observers.delete(fn);
+  }
+
+  #emit(event: PoolEvent): void {
+    for (const fn of this.#observers) fn(event);
   }
 
   async #startWorker(spare: boolean): Promise<Worker> {
@@ -258,7 +271,7 @@ export class WorkerPool {
   /** Kills a worker mid-request and starts a regular one in its place (spares just go). */
   #replace(w: Worker, reason: KillReason): void {
     if (!this.#drop(w)) return;
-    this.#emit("killed", { pid: w.child.pid, reason });
+    this.#emit({ type: "killed", pid: w.child.pid, reason });
     if (w.spare || this.#closed) return;
     this.#starting++;
     this.#startWorker(false).then((n) => {
@@ -316,7 +329,7 @@ export class WorkerPool {
     }
     this.#spares++;
     this.#startWorker(true).then((w) => {
-      this.#emit("spare", { pid: w.child.pid });
+      this.#emit({ type: "spare", pid: w.child.pid });
       this.#release(w);
     }, () => this.#spares--);
   }
@@ -363,15 +376,15 @@ export class WorkerPool {
       // Never handed to a worker once its time is up or its client is gone.
       const timer = setTimeout(() => {
         waiter.fail(new QueryTimeoutError(this.options.timeoutMs));
-        this.#emit("dropped", { reason: "timeout" });
+        this.#emit({ type: "dropped", reason: "timeout" });
       }, deadline - performance.now());
       const onAbort = () => {
         waiter.fail(new RequestCancelledError());
-        this.#emit("dropped", { reason: "cancelled" });
+        this.#emit({ type: "dropped", reason: "cancelled" });
       };
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#queue.push(waiter);
-      this.#emit("queued", { queued: this.#queue.length });
+      this.#emit({ type: "queued", queued: this.#queue.length });
       this.#pump();
     });
   }
@@ -387,9 +400,10 @@ export class WorkerPool {
     const deadline = performance.now() + this.options.timeoutMs;
     if (signal?.aborted) throw new RequestCancelledError();
     const key = slowKey(req);
-    const w = await this.#acquire(key !== null && this.#slow.has(key), deadline, signal);
+    const suspect = key !== null && this.#slow.has(key);
+    const w = await this.#acquire(suspect, deadline, signal);
     w.deadline = deadline;
-    this.#emit("run", { pid: w.child.pid });
+    this.#emit({ type: "run", pid: w.child.pid, suspect });
     this.#pump();
     return this.#serve(w, req, download, deadline, key, signal);
   }
@@ -419,6 +433,7 @@ export class WorkerPool {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stallTimer: ReturnType<typeof setTimeout> | undefined;
     let errorStream: (error: Error) => void = () => {};
+    let settleDownload: (end: WorkerEnd | null) => void = () => {};
 
     const cleanup = () => {
       clearTimeout(timer);
@@ -439,7 +454,10 @@ export class WorkerPool {
         this.#remember(key, true);
       }
       this.#replace(w, reason);
-      errorStream(error);
+      // A download that cannot finish must fail as a transfer. Deno logs the error (one line);
+      // for a client that is gone there is no transfer left to fail.
+      if (reason === "cancelled") settleDownload(null);
+      else errorStream(error);
     };
     const onAbort = () => stop(new RequestCancelledError(), "cancelled");
     const resume = () => {
@@ -519,8 +537,7 @@ export class WorkerPool {
     }
 
     // A download: the client's turn until it pulls; bounded by the stall limit.
-    let settle: (end: WorkerEnd | null) => void = () => {};
-    const done = new Promise<WorkerEnd | null>((r) => (settle = r));
+    const done = new Promise<WorkerEnd | null>((r) => (settleDownload = r));
     const clientTurn = () => {
       pause();
       stallTimer = setTimeout(
@@ -531,7 +548,7 @@ export class WorkerPool {
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         errorStream = (error) => {
-          settle(null);
+          settleDownload(null);
           try {
             controller.error(error);
           } catch { /* already closed */ }
@@ -546,12 +563,17 @@ export class WorkerPool {
             clientTurn();
             controller.enqueue(frame.payload);
           } else if (frame.kind === FRAME_END) {
-            settle(finish(frame));
+            settleDownload(finish(frame));
             controller.close();
           }
         } catch {
-          // The stream is already errored by stop(): Deno then ends the transfer without its
-          // final chunk, so the client sees a failed download, not a short file.
+          // stop() has errored the stream already, so Deno ends the transfer without its final
+          // chunk: the client sees a failed download, not a short file. Only a client that is
+          // gone gets a quiet end (there is no transfer left to fail, and nothing to log).
+          try {
+            if (failure instanceof RequestCancelledError) controller.close();
+            else controller.error(failure);
+          } catch { /* errored already */ }
         }
       },
       cancel: () => stop(new RequestCancelledError(), "cancelled"),

@@ -1,5 +1,5 @@
 import { createApp } from "../../src/browse/app.ts";
-import { type PoolOptions, WorkerPool } from "../../src/browse/pool.ts";
+import { type PoolEvent, type PoolOptions, WorkerPool } from "../../src/browse/pool.ts";
 
 export interface PoolServer {
   port: number;
@@ -40,37 +40,52 @@ export async function startPoolServer(
   };
 }
 
-/** Resolves with the detail of the next `type` event of the pool that `accept` takes. */
-export function nextEvent(
+/** Resolves with the next event of `type` that `accept` takes. */
+export function nextEvent<T extends PoolEvent["type"]>(
   pool: WorkerPool,
-  type: string,
-  accept: (detail: Record<string, unknown>) => boolean = () => true,
-): Promise<Record<string, unknown>> {
+  type: T,
+  accept: (event: Extract<PoolEvent, { type: T }>) => boolean = () => true,
+): Promise<Extract<PoolEvent, { type: T }>> {
   return new Promise((resolve) => {
-    const listener = (event: Event) => {
-      const detail = (event as CustomEvent<Record<string, unknown>>).detail;
-      if (!accept(detail)) return;
-      pool.events.removeEventListener(type, listener);
-      resolve(detail);
-    };
-    pool.events.addEventListener(type, listener);
+    const stop = pool.observe((event) => {
+      if (event.type !== type) return;
+      const e = event as Extract<PoolEvent, { type: T }>;
+      if (!accept(e)) return;
+      stop();
+      resolve(e);
+    });
   });
 }
 
-/** Resolves after `count` events of `type`, with their details. */
-export function events(
+/** Resolves after `count` events of `type`, with them. */
+export function events<T extends PoolEvent["type"]>(
   pool: WorkerPool,
-  type: string,
+  type: T,
   count: number,
-): Promise<Record<string, unknown>[]> {
+): Promise<Extract<PoolEvent, { type: T }>[]> {
   return new Promise((resolve) => {
-    const seen: Record<string, unknown>[] = [];
-    const listener = (event: Event) => {
-      seen.push((event as CustomEvent<Record<string, unknown>>).detail);
+    const seen: Extract<PoolEvent, { type: T }>[] = [];
+    const stop = pool.observe((event) => {
+      if (event.type !== type) return;
+      seen.push(event as Extract<PoolEvent, { type: T }>);
       if (seen.length < count) return;
-      pool.events.removeEventListener(type, listener);
+      stop();
       resolve(seen);
-    };
-    pool.events.addEventListener(type, listener);
+    });
   });
+}
+
+/** POSTs a JSON query; the status and the parsed body. */
+export async function postJson(
+  server: { url: string },
+  query: string,
+  signal?: AbortSignal,
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const res = await fetch(new URL("/api/query", server.url), {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ query }),
+    signal,
+  });
+  return { status: res.status, body: await res.json(), headers: res.headers };
 }
