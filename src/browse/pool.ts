@@ -550,7 +550,8 @@ export class WorkerPool {
         errorStream = (error) => {
           settleDownload(null);
           try {
-            controller.error(error);
+            // Deno logs this error: a plain one prints as one line.
+            controller.error(new Error(error.message));
           } catch { /* already closed */ }
         };
       },
@@ -572,7 +573,7 @@ export class WorkerPool {
           // gone gets a quiet end (there is no transfer left to fail, and nothing to log).
           try {
             if (failure instanceof RequestCancelledError) controller.close();
-            else controller.error(failure);
+            else controller.error(new Error(failure?.message));
           } catch { /* errored already */ }
         }
       },
