@@ -82,6 +82,11 @@ export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
  * the time limit, so without this bound a client that stops reading would hold a worker forever.
  */
 export const STALL_MS = 30_000;
+/**
+ * How long an idle spare worker is kept for the next fresh request while the regular workers
+ * stay busy: retiring it at once made every cheap query in a steady stream wait for a new one.
+ */
+const SPARE_LINGER_MS = 10_000;
 /** How many query texts the pool remembers as having run past the time limit. */
 const SLOW_MEMORY = 256;
 
@@ -126,6 +131,8 @@ class Worker {
   busySince: number | null = null;
   /** The deadline of its current request (for Retry-After). */
   deadline = 0;
+  /** An idle spare's retirement. */
+  retire: ReturnType<typeof setTimeout> | undefined;
 
   constructor(readonly child: Deno.ChildProcess, readonly spare: boolean, maxFrame: number) {
     this.reader = new FrameReader(child.stdout, maxFrame);
@@ -169,13 +176,14 @@ function slowKey(req: WorkerRequest): string | null {
  *   (until it completes in time once); clients cannot be told apart here (a page and a script
  *   on loopback share an address), but the same runaway text usually can;
  * - when every worker has been on one request for `longMs`, a spare worker is started (at most
- *   `spares` at a time, each retired as soon as no fresh request waits), and only requests not
- *   remembered as runaways get one. Cheap queries then get through in about `longMs` and a
+ *   `spares` at a time, retired once a regular worker is idle again or after SPARE_LINGER_MS
+ *   unused), and only requests not remembered as runaways get one. Cheap queries then get through in about `longMs` and a
  *   process start, instead of the time limit, at a bounded cost in processes.
  */
 export class WorkerPool {
   #observers = new Set<(event: PoolEvent) => void>();
   #idle: Worker[] = [];
+  #idleSpares: Worker[] = [];
   #queue: Waiter[] = [];
   #all = new Set<Worker>();
   #jobs = new Set<(error: Error, reason: KillReason) => void>();
@@ -263,6 +271,9 @@ export class WorkerPool {
     if (w.gone) return false;
     w.gone = true;
     w.busySince = null;
+    clearTimeout(w.retire);
+    const i = this.#idleSpares.indexOf(w);
+    if (i >= 0) this.#idleSpares.splice(i, 1);
     w.kill();
     if (w.spare) this.#spares--;
     return true;
@@ -302,8 +313,11 @@ export class WorkerPool {
       w.busySince = performance.now();
       waiter.give(w);
     } else if (w.spare) {
-      this.#drop(w);
+      this.#idleSpares.push(w);
+      w.retire = setTimeout(() => this.#drop(w), SPARE_LINGER_MS);
     } else {
+      // A regular worker with nothing to do: the overload is over, spares can go.
+      for (const spare of [...this.#idleSpares]) this.#drop(spare);
       this.#idle.push(w);
     }
     this.#pump();
@@ -314,7 +328,7 @@ export class WorkerPool {
     clearTimeout(this.#pumpTimer);
     this.#pumpTimer = undefined;
     if (this.#closed || this.#spares >= this.#maxSpares) return;
-    if (this.#starting > 0 || this.#idle.length > 0) return;
+    if (this.#starting > 0 || this.#idle.length > 0 || this.#idleSpares.length > 0) return;
     if (!this.#queue.some((q) => !q.suspect)) return;
     let youngest = -Infinity;
     for (const w of this.#all) {
@@ -345,6 +359,15 @@ export class WorkerPool {
   #acquire(suspect: boolean, deadline: number, signal?: AbortSignal): Promise<Worker> {
     if (this.#closed) return Promise.reject(new WorkerError("the server is shutting down"));
     for (let w = this.#idle.pop(); w; w = this.#idle.pop()) {
+      if (w.dead) {
+        this.#replace(w, "failed");
+        continue;
+      }
+      w.busySince = performance.now();
+      return Promise.resolve(w);
+    }
+    for (let w = suspect ? undefined : this.#idleSpares.pop(); w; w = this.#idleSpares.pop()) {
+      clearTimeout(w.retire);
       if (w.dead) {
         this.#replace(w, "failed");
         continue;
@@ -586,6 +609,7 @@ export class WorkerPool {
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#pumpTimer);
+    for (const w of this.#all) clearTimeout(w.retire);
     for (const waiter of [...this.#queue]) {
       waiter.fail(new WorkerError("the server is shutting down"));
     }
