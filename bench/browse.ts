@@ -109,8 +109,9 @@ async function post(base: string, query: string, signal?: AbortSignal) {
     body: JSON.stringify({ query }),
     signal,
   });
-  const bytes = (await res.arrayBuffer()).byteLength;
-  return { status: res.status, bytes, ms: performance.now() - t0 };
+  const body = new Uint8Array(await res.arrayBuffer());
+  const text = res.status === 200 ? "" : new TextDecoder().decode(body);
+  return { status: res.status, bytes: body.length, text, ms: performance.now() - t0 };
 }
 
 /** Part 2; `start` is replaceable so the same figures can be taken of an older server. */
@@ -118,7 +119,7 @@ export async function limits(start: typeof startBrowser = startBrowser): Promise
   const dir = await Deno.makeTempDir({ prefix: "bench_limits_" });
   const path = `${dir}/bench.db`;
   makeDb(path);
-  const browser = await start({
+  const options = {
     database: path,
     label: "bench.db",
     write: false,
@@ -127,16 +128,15 @@ export async function limits(start: typeof startBrowser = startBrowser): Promise
     timeoutMs: 5000,
     maxRows: 1000,
     cors: [],
-  });
-  const base = browser.url;
+  };
+  // The 480 MB answer with a limit long enough for it to be produced whole.
+  const patient = await start({ ...options, timeoutMs: 120_000 });
   try {
-    console.log(`limits: ${browser.pool.pids.length} workers, --timeout 5s`);
-    for (let i = 0; i < 20; i++) await post(base, POINT);
+    for (let i = 0; i < 20; i++) await post(patient.url, POINT);
     const idle = Deno.memoryUsage().rss;
     let peak = idle;
     const sampler = setInterval(() => (peak = Math.max(peak, Deno.memoryUsage().rss)), 5);
-    const huge = await post(base, HUGE);
-    clearInterval(sampler);
+    const huge = await post(patient.url, HUGE);
     await new Promise((r) => setTimeout(r, 1000));
     const after = Deno.memoryUsage().rss;
     console.log(
@@ -144,8 +144,51 @@ export async function limits(start: typeof startBrowser = startBrowser): Promise
         mb(peak - idle)
       }), 1 s after ${mb(after)} MB; that query answered ${huge.status} with ${
         mb(huge.bytes)
-      } MB in ${huge.ms.toFixed(0)} ms`,
+      } MB in ${huge.ms.toFixed(0)} ms: ${huge.status === 200 ? "" : huge.text.slice(0, 120)}`,
     );
+    peak = Deno.memoryUsage().rss;
+    const t0 = performance.now();
+    const csv = await fetch(`${patient.url}api/query?format=csv&query=${encodeURIComponent(HUGE)}`);
+    let size = 0;
+    for await (const chunk of csv.body!) size += chunk.length;
+    clearInterval(sampler);
+    console.log(
+      `server RSS: the same as a CSV download: ${csv.status}, ${mb(size)} MB in ${
+        (performance.now() - t0).toFixed(0)
+      } ms, peak ${mb(peak)} MB (+${mb(peak - idle)} over idle)`,
+    );
+  } finally {
+    await patient.close();
+  }
+  const browser = await start(options);
+  const base = browser.url;
+  try {
+    console.log(`limits: ${browser.pool.pids.length} workers, --timeout 5s`);
+    // A client that hangs up on a running query: how long until its worker is gone.
+    if (typeof browser.pool.observe === "function") {
+      const ran = new Promise<number>((resolve) => {
+        const stop = browser.pool.observe((e) => {
+          if (e.type !== "run") return;
+          stop();
+          resolve(e.pid);
+        });
+      });
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port: browser.port });
+      const body = JSON.stringify({ query: ENDLESS });
+      await conn.write(new TextEncoder().encode(
+        `POST /api/query HTTP/1.1\r\nHost: 127.0.0.1:${browser.port}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      ));
+      const pid = await ran;
+      await new Promise((r) => setTimeout(r, 300));
+      const t0 = performance.now();
+      conn.close();
+      await browser.pool.exitOf(pid);
+      console.log(
+        `a running query's client hung up: its worker exited ${
+          (performance.now() - t0).toFixed(1)
+        } ms later`,
+      );
+    }
 
     // Six runaway queries whose clients hang up after 1 s, then a point query.
     const hangups = Array.from({ length: 6 }, () => {

@@ -60,6 +60,9 @@ export class AnswerTooLargeError extends WorkerError {
   }
 }
 
+/** A request taken off a spare worker for a fresher one; it waits for a worker again. */
+class PreemptedError extends Error {}
+
 /** An answer: the head, and either the whole body or a stream of it (downloads). */
 export interface Answer {
   head: WorkerHead;
@@ -91,7 +94,14 @@ const SPARE_LINGER_MS = 10_000;
 const SLOW_MEMORY = 256;
 
 /** Why the pool killed a worker (tests and logs tell cancellation from a time limit). */
-export type KillReason = "timeout" | "cancelled" | "stalled" | "too-large" | "failed" | "closed";
+export type KillReason =
+  | "timeout"
+  | "cancelled"
+  | "stalled"
+  | "too-large"
+  | "failed"
+  | "closed"
+  | "preempted";
 
 /** What the pool did, for observers (tests watch requests queue, run and workers die). */
 export type PoolEvent =
@@ -133,6 +143,8 @@ class Worker {
   deadline = 0;
   /** An idle spare's retirement. */
   retire: ReturnType<typeof setTimeout> | undefined;
+  /** Takes its request off it (set while the request may safely run again elsewhere). */
+  preempt: (() => void) | null = null;
 
   constructor(readonly child: Deno.ChildProcess, readonly spare: boolean, maxFrame: number) {
     this.reader = new FrameReader(child.stdout, maxFrame);
@@ -189,6 +201,7 @@ export class WorkerPool {
   #jobs = new Set<(error: Error, reason: KillReason) => void>();
   #starting = 0;
   #spares = 0;
+  #sparesStarting = 0;
   #closed = false;
   #exits = new Map<number, Promise<Deno.CommandStatus>>();
   #slow = new Map<string, true>();
@@ -323,29 +336,57 @@ export class WorkerPool {
     this.#pump();
   }
 
-  /** Starts a spare worker when fresh requests wait and every worker has been busy for long. */
+  /**
+   * Starts a spare worker when fresh requests wait and every worker has been busy for long.
+   * With every spare taken too, a spare's request that has run for long is preempted: its
+   * worker killed and the request queued again, behind fresh ones and for a regular worker
+   * only. Otherwise a runaway query seen for the first time (not yet remembered) would hold
+   * the spare until its limit, and a cheap query behind it would wait as long.
+   */
   #pump(): void {
     clearTimeout(this.#pumpTimer);
     this.#pumpTimer = undefined;
-    if (this.#closed || this.#spares >= this.#maxSpares) return;
-    if (this.#starting > 0 || this.#idle.length > 0 || this.#idleSpares.length > 0) return;
+    if (this.#closed) return;
+    if (this.#starting > 0 || this.#sparesStarting > 0) return;
+    if (this.#idle.length > 0 || this.#idleSpares.length > 0) return;
     if (!this.#queue.some((q) => !q.suspect)) return;
+    const now = performance.now();
     let youngest = -Infinity;
     for (const w of this.#all) {
       if (w.spare || w.gone) continue;
       if (w.busySince === null) return;
       youngest = Math.max(youngest, w.busySince);
     }
-    const wait = youngest + this.#longMs - performance.now();
-    if (wait > 0) {
-      this.#pumpTimer = setTimeout(() => this.#pump(), wait);
+    if (youngest + this.#longMs > now) {
+      this.#pumpTimer = setTimeout(() => this.#pump(), youngest + this.#longMs - now);
       return;
     }
-    this.#spares++;
-    this.#startWorker(true).then((w) => {
-      this.#emit({ type: "spare", pid: w.child.pid });
-      this.#release(w);
-    }, () => this.#spares--);
+    if (this.#spares < this.#maxSpares) {
+      this.#spares++;
+      this.#sparesStarting++;
+      this.#startWorker(true).then((w) => {
+        this.#sparesStarting--;
+        this.#emit({ type: "spare", pid: w.child.pid });
+        this.#release(w);
+      }, () => {
+        this.#sparesStarting--;
+        this.#spares--;
+      });
+      return;
+    }
+    let soonest = Infinity;
+    for (const w of this.#all) {
+      if (!w.spare || w.gone || w.busySince === null || !w.preempt) continue;
+      const at = w.busySince + this.#longMs;
+      if (at <= now) {
+        w.preempt();
+        return this.#pump();
+      }
+      soonest = Math.min(soonest, at);
+    }
+    if (Number.isFinite(soonest)) {
+      this.#pumpTimer = setTimeout(() => this.#pump(), soonest - now);
+    }
   }
 
   /** Seconds until some running request reaches its deadline, freeing its worker. */
@@ -356,7 +397,12 @@ export class WorkerPool {
     return Number.isFinite(soonest) ? Math.max(1, Math.ceil((soonest - now) / 1000)) : 1;
   }
 
-  #acquire(suspect: boolean, deadline: number, signal?: AbortSignal): Promise<Worker> {
+  #acquire(
+    suspect: boolean,
+    deadline: number,
+    signal?: AbortSignal,
+    again = false,
+  ): Promise<Worker> {
     if (this.#closed) return Promise.reject(new WorkerError("the server is shutting down"));
     for (let w = this.#idle.pop(); w; w = this.#idle.pop()) {
       if (w.dead) {
@@ -375,7 +421,7 @@ export class WorkerPool {
       w.busySince = performance.now();
       return Promise.resolve(w);
     }
-    if (this.#queue.length >= this.#maxQueue) {
+    if (!again && this.#queue.length >= this.#maxQueue) {
       return Promise.reject(new QueueFullError(this.#retryAfter()));
     }
     return new Promise((resolve, reject) => {
@@ -406,7 +452,9 @@ export class WorkerPool {
         this.#emit({ type: "dropped", reason: "cancelled" });
       };
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.#queue.push(waiter);
+      // A preempted request was admitted already: it goes back to the front.
+      if (again) this.#queue.unshift(waiter);
+      else this.#queue.push(waiter);
       this.#emit({ type: "queued", queued: this.#queue.length });
       this.#pump();
     });
@@ -423,12 +471,22 @@ export class WorkerPool {
     const deadline = performance.now() + this.options.timeoutMs;
     if (signal?.aborted) throw new RequestCancelledError();
     const key = slowKey(req);
-    const suspect = key !== null && this.#slow.has(key);
-    const w = await this.#acquire(suspect, deadline, signal);
-    w.deadline = deadline;
-    this.#emit({ type: "run", pid: w.child.pid, suspect });
-    this.#pump();
-    return this.#serve(w, req, download, deadline, key, signal);
+    let suspect = key !== null && this.#slow.has(key);
+    // Only a request that cannot have written may run a second time.
+    const rerunnable = !download &&
+      (!this.options.config.write || req.op !== "query" || req.readOnly === true);
+    for (let again = false;; again = true) {
+      const w = await this.#acquire(suspect, deadline, signal, again);
+      w.deadline = deadline;
+      this.#emit({ type: "run", pid: w.child.pid, suspect });
+      this.#pump();
+      try {
+        return await this.#serve(w, req, download, deadline, key, rerunnable, signal);
+      } catch (error) {
+        if (!(error instanceof PreemptedError)) throw error;
+        suspect = true;
+      }
+    }
   }
 
   #remember(key: string | null, slow: boolean): void {
@@ -445,6 +503,7 @@ export class WorkerPool {
     download: boolean,
     deadline: number,
     key: string | null,
+    rerunnable: boolean,
     signal?: AbortSignal,
   ): Promise<Answer> {
     const limit = this.options.timeoutMs;
@@ -463,6 +522,7 @@ export class WorkerPool {
       clearTimeout(stallTimer);
       signal?.removeEventListener("abort", onAbort);
       this.#jobs.delete(stop);
+      w.preempt = null;
     };
     // The one way a request ends early: its worker is killed, which also ends any pending read
     // or write on its pipes; `failure` turns that end into the right error. (Not Promise.race
@@ -518,6 +578,7 @@ export class WorkerPool {
     };
 
     this.#jobs.add(stop);
+    if (w.spare && rerunnable) w.preempt = () => stop(new PreemptedError(), "preempted");
     signal?.addEventListener("abort", onAbort, { once: true });
     if (signal?.aborted) onAbort();
     resume();

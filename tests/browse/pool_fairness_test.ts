@@ -106,3 +106,33 @@ Deno.test("fairness: a query text that ran past the limit waits behind fresh req
     await s.close();
   }
 });
+
+Deno.test("fairness: a runaway query on the spare worker yields it to a cheap query", async () => {
+  const path = await makeFixtureDb();
+  const b = await startTestBrowser(path, { timeoutMs: 60_000 });
+  try {
+    const running = events(b.pool, "run", 3);
+    const spare = nextEvent(b.pool, "spare");
+    const conns = [];
+    // Three runaways never seen before: two on the workers, the third gets the spare.
+    for (const n of [1, 2, 3]) conns.push(await sendQuery(b.port, `${ENDLESS} -- ${n}`));
+    const runs = await running;
+    const sparePid = (await spare).pid;
+    assert.equal(runs[2].pid, sparePid);
+    // A cheap query: the third runaway is taken off the spare and queued again.
+    const preempted = nextEvent(b.pool, "killed");
+    const point = await postQuery(b, POINT);
+    assert.equal(point.status, 200);
+    assert.deepEqual((point.body as { rows: unknown }).rows, [["apple"]]);
+    assert.deepEqual(await preempted, { type: "killed", pid: sparePid, reason: "preempted" });
+    assert.equal(b.pool.queued, 1, "the preempted runaway waits for a worker again");
+    // It still belongs to its client: hanging up drops it; the two running are killed.
+    const ends = events(b.pool, "killed", 2);
+    const dropped = nextEvent(b.pool, "dropped");
+    for (const c of conns) c.close();
+    assert.deepEqual((await ends).map((k) => k.reason), ["cancelled", "cancelled"]);
+    assert.equal((await dropped).reason, "cancelled");
+  } finally {
+    await b.close();
+  }
+});
