@@ -648,8 +648,12 @@ export class WorkerPool {
             clientTurn();
             controller.enqueue(frame.payload);
           } else if (frame.kind === FRAME_END) {
-            settleDownload(finish(frame));
-            controller.close();
+            const end = finish(frame);
+            settleDownload(end);
+            // The worker ended the body early (an SQL error after the head went out): the
+            // file is incomplete, so the transfer must fail rather than end cleanly.
+            if (end.ok) controller.close();
+            else controller.error(new Error("the query failed during the download"));
           }
         } catch {
           // stop() has errored the stream already, so Deno ends the transfer without its final

@@ -115,3 +115,25 @@ Deno.test("download: one whose worker dies fails as a transfer", async () => {
     await s.close();
   }
 });
+
+Deno.test("download: one whose query fails after the head fails as a transfer", async () => {
+  const path = await bigDb();
+  const s = await startPoolServer(path, { timeoutMs: 60_000 });
+  try {
+    // An integer overflow at row 50,001: the head and 50,000 rows are out by then.
+    const sql =
+      "SELECT id, CASE WHEN id > 50000 THEN abs(-9223372036854775807 - 1) ELSE note END " +
+      "FROM big ORDER BY id";
+    const conn = await sendRaw(s.port, "GET", csvPath(sql));
+    const res = parseResponse((await readToEnd(conn)).bytes);
+    assert.equal(res.status, 200);
+    assert.equal(res.complete, false);
+    assert.ok(res.body.length > 0);
+    // The worker itself is fine: no kill, it serves the next request.
+    const next = await fetch(new URL("/api/query?query=SELECT+1", s.url));
+    assert.deepEqual((await next.json()).rows, [[1]]);
+    assert.equal(s.pool.pids.length, 2);
+  } finally {
+    await s.close();
+  }
+});
