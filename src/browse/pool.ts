@@ -183,14 +183,18 @@ function slowKey(req: WorkerRequest): string | null {
  *
  * Runaway queries must not starve cheap ones. Killing them at the limit and on disconnect is
  * not enough: clients that keep re-sending a runaway query keep every worker busy, and a FIFO
- * queue puts the next cheap query behind them, so it waits nearly the whole limit. Two rules:
- * - a query text that ran past the limit is remembered, and waits behind every other request
- *   (until it completes in time once); clients cannot be told apart here (a page and a script
- *   on loopback share an address), but the same runaway text usually can;
+ * queue puts the next cheap query behind them, so it waits nearly the whole limit. Clients
+ * cannot be told apart here (a page and a script on loopback share an address), so the rules
+ * go by what requests do:
+ * - a query text that ran past the limit is remembered and waits behind every other request
+ *   (until it completes in time once);
  * - when every worker has been on one request for `longMs`, a spare worker is started (at most
- *   `spares` at a time, retired once a regular worker is idle again or after SPARE_LINGER_MS
- *   unused), and only requests not remembered as runaways get one. Cheap queries then get through in about `longMs` and a
- *   process start, instead of the time limit, at a bounded cost in processes.
+ *   `spares` at a time; retired once a regular worker is idle again, or after SPARE_LINGER_MS
+ *   unused), and only requests not remembered as runaways get one;
+ * - a request that has run `longMs` on a spare while a fresh one waits and no spare is left is
+ *   taken off it and queued again (a runaway seen for the first time is not remembered yet).
+ * Cheap queries then get through in about `longMs` and a process start instead of the time
+ * limit, at a bounded cost in processes (size + spares).
  */
 export class WorkerPool {
   #observers = new Set<(event: PoolEvent) => void>();
@@ -404,6 +408,7 @@ export class WorkerPool {
     again = false,
   ): Promise<Worker> {
     if (this.#closed) return Promise.reject(new WorkerError("the server is shutting down"));
+    if (signal?.aborted) return Promise.reject(new RequestCancelledError());
     for (let w = this.#idle.pop(); w; w = this.#idle.pop()) {
       if (w.dead) {
         this.#replace(w, "failed");
@@ -620,7 +625,9 @@ export class WorkerPool {
       }
     }
 
-    // A download: the client's turn until it pulls; bounded by the stall limit.
+    // A download: the client's turn from each chunk handed over until the next pull, bounded by
+    // the stall limit instead of the time limit. What the worker computes meanwhile is bounded
+    // by the pipe it writes to, which fills unless the server reads.
     const done = new Promise<WorkerEnd | null>((r) => (settleDownload = r));
     const clientTurn = () => {
       pause();
