@@ -84,3 +84,34 @@ Deno.test("permissions: a remote database adds the network to its host alone", (
     "--allow-env=LIBSQL_JS_DEV",
   ]);
 });
+
+Deno.test("permissions: a remote database's worker reaches its host over HTTP and WebSocket", async () => {
+  // A stand-in for a libSQL server on loopback: it refuses everything, but is reached.
+  const seen: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    seen.push(`${req.method} ${new URL(req.url).pathname}`);
+    return new Response("no", { status: 404 });
+  });
+  try {
+    for (const scheme of ["http", "ws"]) {
+      const pool = await WorkerPool.start({
+        size: 1,
+        timeoutMs: 5000,
+        config: { database: `${scheme}://127.0.0.1:${server.addr.port}`, write: false, label: "r" },
+      });
+      try {
+        const a = await pool.run({ op: "query", sql: "SELECT 1", format: "json", maxRows: 1 });
+        const error = JSON.parse(new TextDecoder().decode(a.body as Uint8Array)).error;
+        assert.equal(a.head.status, 400);
+        assert.match(error, /404/, "the server's own refusal, not a permission error");
+        assert.doesNotMatch(error, /NotCapable|Requires net access/);
+      } finally {
+        await pool.close();
+      }
+    }
+    assert.ok(seen.includes("POST /v2/pipeline"), seen.join(", "));
+    assert.ok(seen.includes("GET /"), seen.join(", "));
+  } finally {
+    await server.shutdown();
+  }
+});
