@@ -11,7 +11,13 @@ import { hostGuard } from "./middleware/host.ts";
 import { originGuard } from "./middleware/origin.ts";
 import { tokenGuard } from "./middleware/token.ts";
 import { pageResponse } from "./page.ts";
-import { type Answer, QueryTimeoutError, WorkerError, type WorkerPool } from "./pool.ts";
+import {
+  type Answer,
+  QueryTimeoutError,
+  QueueFullError,
+  WorkerError,
+  type WorkerPool,
+} from "./pool.ts";
 import type { WorkerRequest } from "./protocol.ts";
 import { allowedHosts } from "./security.ts";
 
@@ -57,8 +63,8 @@ export function createApp(options: AppOptions): Hono {
   if (options.token !== undefined) api.use("*", tokenGuard(options.token));
   api.use("*", bodyLimitGuard(maxBody));
 
-  const run = async (_c: Context, req: WorkerRequest, download = false) => {
-    const answer = await options.pool.run(req, download);
+  const run = async (c: Context, req: WorkerRequest, download = false) => {
+    const answer = await options.pool.run(req, download, c.req.raw.signal);
     return { answer, response: answerResponse(answer) };
   };
 
@@ -103,6 +109,9 @@ export function createApp(options: AppOptions): Hono {
     // Hono's own middleware refuses by throwing its answer, already in our shape.
     if (error instanceof HTTPException) return error.getResponse();
     if (error instanceof QueryTimeoutError) return errorResponse(504, error.message);
+    if (error instanceof QueueFullError) {
+      return errorResponse(503, error.message, { "Retry-After": String(error.retryAfterSeconds) });
+    }
     if (error instanceof WorkerError) return errorResponse(500, error.message);
     // Never a stack or a server path: the detail stays in the server.
     return errorResponse(500, "internal server error");

@@ -1,82 +1,107 @@
 import {
   encodeFrame,
-  type Frame,
-  FRAME_BODY,
-  FRAME_END,
   FRAME_JSON,
   frameJson,
   FrameReader,
   type WorkerConfig,
-  type WorkerEnd,
-  type WorkerHead,
   type WorkerRequest,
 } from "./protocol.ts";
+import {
+  type Answer,
+  type KillReason,
+  PreemptedError,
+  QueryTimeoutError,
+  RequestCancelledError,
+  runJob,
+  WorkerError,
+} from "./job.ts";
+import { type SpawnWorker, workerSpawner } from "./spawn.ts";
 
-/** The query ran past the time limit; its worker was killed. */
-export class QueryTimeoutError extends Error {
-  constructor(readonly limitMs: number) {
-    super(`the query ran longer than the time limit (${limitMs} ms) and was stopped`);
-    this.name = "QueryTimeoutError";
+export {
+  type Answer,
+  AnswerTooLargeError,
+  type KillReason,
+  QueryTimeoutError,
+  RequestCancelledError,
+  WorkerError,
+} from "./job.ts";
+export type { SpawnWorker } from "./spawn.ts";
+
+/** Every worker is busy and the queue is full: answer 503 with `Retry-After`. */
+export class QueueFullError extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super("the server is busy (every query worker is taken and the queue is full): retry later");
+    this.name = "QueueFullError";
   }
 }
 
-/** A worker died or could not start; the message is safe to show. */
-export class WorkerError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "WorkerError";
-  }
-}
-
-/** An answer: the head, and either the whole body or a stream of it (downloads). */
-export interface Answer {
-  head: WorkerHead;
-  body: Uint8Array | ReadableStream<Uint8Array>;
-  /** Resolves when the worker finished the answer; null when it was cut short. */
-  done: Promise<WorkerEnd | null>;
-}
-
-/** How to start one worker process. */
-export type SpawnWorker = () => Deno.ChildProcess;
-
-const WORKER_MODULE = new URL("./worker.ts", import.meta.url);
-const DENO_JSON = new URL("../../deno.json", import.meta.url);
-
+/** Waiting requests allowed per worker before new ones are refused with 503. */
+export const QUEUE_PER_WORKER = 4;
 /**
- * A small young generation for workers. A download makes garbage fast (every row's values and
- * text) though little of it lives, and V8 answers a high allocation rate by growing the young
- * generation to its maximum: a worker's RSS rose by about 75 MB during any large export. With
- * 2 MB semi-spaces it rises by 10-45 MB, whatever the size of the output, at no measured cost
- * in speed. Set through the environment, so it reaches a compiled courier too.
+ * The most a non-download answer may hold in the server's memory. Such an answer is buffered
+ * whole (so a slow client never holds a worker); past this it is refused, not buffered: a
+ * 480 MB answer raised the server's RSS from 63 MB to 1.9 GB before.
  */
-const WORKER_V8_FLAGS = "--max-semi-space-size=2";
-
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 /**
- * Starts a worker: with `deno run` in a checkout; as `courier browse --query-worker` when
- * courier is a compiled binary (there is no separate script to run then).
+ * How long a download may sit with its client not taking any bytes before it is abandoned
+ * (the worker killed, the transfer failed). Waiting on a slow client does not count against
+ * the time limit, so without this bound a client that stops reading would hold a worker forever.
  */
-export const spawnWorker: SpawnWorker = () => {
-  const exe = Deno.execPath();
-  const compiled = !/(^|[\\/])deno(\.exe)?$/.test(exe);
-  const args = compiled
-    ? ["browse", "--query-worker"]
-    : ["run", "-A", "--quiet", "--no-prompt", "--config", DENO_JSON.pathname, WORKER_MODULE.href];
-  return new Deno.Command(exe, {
-    args,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-    env: { NO_COLOR: "1", DENO_V8_FLAGS: WORKER_V8_FLAGS },
-  }).spawn();
-};
+export const STALL_MS = 30_000;
+/**
+ * How long an idle spare worker is kept for the next fresh request while the regular workers
+ * stay busy: retiring it at once made every cheap query in a steady stream wait for a new one.
+ */
+const SPARE_LINGER_MS = 10_000;
+/** How many query texts the pool remembers as having run past the time limit. */
+const SLOW_MEMORY = 256;
+
+/** What the pool did, for observers (tests watch requests queue, run and workers die). */
+export type PoolEvent =
+  | { type: "queued"; queued: number }
+  | { type: "dropped"; reason: "timeout" | "cancelled" }
+  | { type: "run"; pid: number; suspect: boolean }
+  | { type: "spare"; pid: number }
+  | { type: "killed"; pid: number; reason: KillReason };
+
+export interface PoolOptions {
+  size: number;
+  timeoutMs: number;
+  config: WorkerConfig;
+  spawn?: SpawnWorker;
+  /** Requests that may wait for a worker; default QUEUE_PER_WORKER × size. */
+  maxQueue?: number;
+  /** Default MAX_ANSWER_BYTES. */
+  maxAnswerBytes?: number;
+  /** Default: the larger of STALL_MS and the time limit. */
+  stallMs?: number;
+  /**
+   * Extra short-lived workers started when every worker has been on one request for
+   * `longMs`; default half the size, at least 1.
+   */
+  spares?: number;
+  /** Default: a quarter of the time limit, at most 1 s. */
+  longMs?: number;
+}
 
 class Worker {
   readonly reader: FrameReader;
   readonly writer: WritableStreamDefaultWriter<Uint8Array>;
   dead = false;
+  /** Given up by the pool (killed or retired); never handed out again. */
+  gone = false;
+  /** When its current request was handed to it; null while idle or starting. */
+  busySince: number | null = null;
+  /** The deadline of its current request (for Retry-After). */
+  deadline = 0;
+  /** An idle spare's retirement. */
+  retire: ReturnType<typeof setTimeout> | undefined;
+  /** Takes its request off it (set while the request may safely run again elsewhere). */
+  preempt: (() => void) | null = null;
 
-  constructor(readonly child: Deno.ChildProcess) {
-    this.reader = new FrameReader(child.stdout);
+  constructor(readonly child: Deno.ChildProcess, readonly spare: boolean, maxFrame: number) {
+    this.reader = new FrameReader(child.stdout, maxFrame);
     this.writer = child.stdin.getWriter();
     child.status.then(() => (this.dead = true));
   }
@@ -92,27 +117,67 @@ class Worker {
   }
 }
 
-export interface PoolOptions {
-  size: number;
-  timeoutMs: number;
-  config: WorkerConfig;
-  spawn?: SpawnWorker;
+interface Waiter {
+  /** Its query text ran past the time limit before: served after every other waiter. */
+  suspect: boolean;
+  give(w: Worker): void;
+  fail(error: Error): void;
+}
+
+/** The key under which a query's history of running past the limit is remembered. */
+function slowKey(req: WorkerRequest): string | null {
+  return req.op === "query" || req.op === "explain" ? `${req.op}\n${req.sql}` : null;
 }
 
 /**
- * A fixed set of worker processes, one request each at a time. A query past the time limit
- * has its process killed (which frees the CPU at once) and replaced; the others keep serving.
+ * A fixed set of worker processes, one request each at a time, and a bounded queue before
+ * them. A request's time limit starts when it arrives, queue included. A query past its limit,
+ * or whose client went away, has its process killed (the only way to stop SQLite running
+ * synchronously, and it frees the CPU at once) and replaced; the others keep serving.
+ *
+ * Runaway queries must not starve cheap ones. Killing them at the limit and on disconnect is
+ * not enough: clients that keep re-sending a runaway query keep every worker busy, and a FIFO
+ * queue puts the next cheap query behind them, so it waits nearly the whole limit. Clients
+ * cannot be told apart here (a page and a script on loopback share an address), so the rules
+ * go by what requests do:
+ * - a query text that ran past the limit is remembered and waits behind every other request
+ *   (until it completes in time once);
+ * - when every worker has been on one request for `longMs`, a spare worker is started (at most
+ *   `spares` at a time; retired once a regular worker is idle again, or after SPARE_LINGER_MS
+ *   unused), and only requests not remembered as runaways get one;
+ * - a request that has run `longMs` on a spare while a fresh one waits and no spare is left is
+ *   taken off it and queued again (a runaway seen for the first time is not remembered yet).
+ * Cheap queries then get through in about `longMs` and a process start instead of the time
+ * limit, at a bounded cost in processes (size + spares).
  */
 export class WorkerPool {
+  #observers = new Set<(event: PoolEvent) => void>();
   #idle: Worker[] = [];
-  #waiting: ((w: Worker) => void)[] = [];
+  #idleSpares: Worker[] = [];
+  #queue: Waiter[] = [];
   #all = new Set<Worker>();
+  #jobs = new Set<(error: Error, reason: KillReason) => void>();
+  #starting = 0;
+  #spares = 0;
+  #sparesStarting = 0;
   #closed = false;
   #exits = new Map<number, Promise<Deno.CommandStatus>>();
+  #slow = new Map<string, true>();
+  #pumpTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #spawn: SpawnWorker;
+  readonly #maxQueue: number;
+  readonly #maxAnswer: number;
+  readonly #stallMs: number;
+  readonly #maxSpares: number;
+  readonly #longMs: number;
 
   private constructor(readonly options: PoolOptions) {
-    this.#spawn = options.spawn ?? spawnWorker;
+    this.#spawn = options.spawn ?? workerSpawner(options.config);
+    this.#maxQueue = options.maxQueue ?? QUEUE_PER_WORKER * options.size;
+    this.#maxAnswer = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+    this.#stallMs = options.stallMs ?? Math.max(STALL_MS, options.timeoutMs);
+    this.#maxSpares = options.spares ?? Math.max(1, Math.floor(options.size / 2));
+    this.#longMs = options.longMs ?? Math.min(1000, options.timeoutMs / 4);
   }
 
   /** Starts the workers; rejects with the database's own message when it cannot be opened. */
@@ -120,7 +185,7 @@ export class WorkerPool {
     const pool = new WorkerPool(options);
     try {
       const workers = await Promise.all(
-        Array.from({ length: options.size }, () => pool.#startWorker()),
+        Array.from({ length: options.size }, () => pool.#startWorker(false)),
       );
       for (const w of workers) pool.#release(w);
     } catch (error) {
@@ -135,20 +200,35 @@ export class WorkerPool {
     return [...this.#all].filter((w) => !w.dead).map((w) => w.child.pid);
   }
 
+  /** Requests waiting for a worker. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
   /** Resolves when the worker process `pid` has exited and been reaped. */
   exitOf(pid: number): Promise<Deno.CommandStatus> | undefined {
     return this.#exits.get(pid);
   }
 
-  async #startWorker(): Promise<Worker> {
-    const w = new Worker(this.#spawn());
+  /** Calls `fn` with every PoolEvent from now on; returns the function that stops it. */
+  observe(fn: (event: PoolEvent) => void): () => void {
+    this.#observers.add(fn);
+    return () => this.#observers.delete(fn);
+  }
+
+  #emit(event: PoolEvent): void {
+    for (const fn of this.#observers) fn(event);
+  }
+
+  async #startWorker(spare: boolean): Promise<Worker> {
+    const w = new Worker(this.#spawn(), spare, this.#maxAnswer);
     this.#all.add(w);
     this.#exits.set(w.child.pid, w.child.status);
     // Only recent exits are kept: enough to watch a killed worker go.
     if (this.#exits.size > 64) this.#exits.delete(this.#exits.keys().next().value!);
     w.child.status.then(() => this.#all.delete(w));
     await w.writer.write(encodeFrame(FRAME_JSON, JSON.stringify(this.options.config)));
-    const ready = await w.reader.read();
+    const ready = await w.reader.read().catch(() => null);
     const msg = ready ? frameJson<{ ready: boolean; error?: string }>(ready) : null;
     if (!msg?.ready) {
       w.kill();
@@ -157,118 +237,259 @@ export class WorkerPool {
     return w;
   }
 
-  #release(w: Worker): void {
-    if (w.dead || this.#closed) return;
-    const next = this.#waiting.shift();
-    if (next) next(w);
-    else this.#idle.push(w);
+  /** Gives up a worker for good; false if it already was. */
+  #drop(w: Worker): boolean {
+    if (w.gone) return false;
+    w.gone = true;
+    w.busySince = null;
+    clearTimeout(w.retire);
+    const i = this.#idleSpares.indexOf(w);
+    if (i >= 0) this.#idleSpares.splice(i, 1);
+    w.kill();
+    if (w.spare) this.#spares--;
+    return true;
   }
 
-  #replace(w: Worker): void {
-    w.kill();
-    if (this.#closed) return;
-    this.#startWorker().then((n) => this.#release(n), () => {
-      // A replacement that cannot start: the next one is tried when the next query ends.
+  /** Kills a worker mid-request and starts a regular one in its place (spares just go). */
+  #replace(w: Worker, reason: KillReason): void {
+    if (!this.#drop(w)) return;
+    this.#emit({ type: "killed", pid: w.child.pid, reason });
+    if (w.spare || this.#closed) return;
+    this.#starting++;
+    this.#startWorker(false).then((n) => {
+      this.#starting--;
+      this.#release(n);
+    }, () => {
+      // A replacement that cannot start leaves the pool one short; queued requests still end
+      // at their deadlines.
+      this.#starting--;
+      this.#pump();
     });
   }
 
-  #acquire(): Promise<Worker> {
-    if (this.#closed) return Promise.reject(new WorkerError("the server is shutting down"));
-    const w = this.#idle.pop();
-    if (w) return Promise.resolve(w);
-    return new Promise((resolve) => this.#waiting.push(resolve));
+  /** The waiter a free worker serves: the oldest fresh one; a suspect only on a regular one. */
+  #pick(spare: boolean): number {
+    const fresh = this.#queue.findIndex((q) => !q.suspect);
+    if (fresh >= 0 || spare) return fresh;
+    return this.#queue.length > 0 ? 0 : -1;
   }
 
-  /** Runs one request within the time limit. */
-  async run(req: WorkerRequest, download = false): Promise<Answer> {
-    const w = await this.#acquire();
-    const limit = this.options.timeoutMs;
-    let timedOut = false;
-    // The time limit kills the worker, which ends any pending read or write on its pipes; the
-    // flag turns that end into a timeout. Not Promise.race against a timeout promise: every race
-    // leaves a reaction on that promise which keeps its result alive until the promise settles,
-    // so a download retained every frame it passed along (+187 MB for a 175 MB CSV).
-    const timer = setTimeout(() => {
-      timedOut = true;
-      this.#replace(w);
-    }, limit);
-    const fail = (): never => {
-      clearTimeout(timer);
-      if (!timedOut) this.#replace(w);
-      throw timedOut ? new QueryTimeoutError(limit) : new WorkerError("the query worker failed");
-    };
-    const next = async (): Promise<Frame> => {
-      const frame = await w.reader.read();
-      if (timedOut) throw new QueryTimeoutError(limit);
-      if (!frame) throw new WorkerError("the query worker exited");
-      return frame;
-    };
-    let head: WorkerHead;
-    try {
-      await w.writer.write(encodeFrame(FRAME_JSON, JSON.stringify(req)));
-      head = frameJson<WorkerHead>(await next());
-    } catch {
-      return fail();
+  #release(w: Worker): void {
+    w.busySince = null;
+    if (w.gone || this.#closed) return;
+    if (w.dead) return this.#replace(w, "failed");
+    const i = this.#pick(w.spare);
+    if (i >= 0) {
+      const [waiter] = this.#queue.splice(i, 1);
+      w.busySince = performance.now();
+      waiter.give(w);
+    } else if (w.spare) {
+      this.#idleSpares.push(w);
+      w.retire = setTimeout(() => this.#drop(w), SPARE_LINGER_MS);
+    } else {
+      // A regular worker with nothing to do: the overload is over, spares can go.
+      for (const spare of [...this.#idleSpares]) this.#drop(spare);
+      this.#idle.push(w);
     }
-    const finish = (frame: Frame): WorkerEnd => {
-      clearTimeout(timer);
-      this.#release(w);
-      return frameJson<WorkerEnd>(frame);
-    };
-    if (!download || head.status !== 200) {
-      const parts: Uint8Array[] = [];
-      let size = 0;
+    this.#pump();
+  }
+
+  /**
+   * Starts a spare worker when fresh requests wait and every worker has been busy for long.
+   * With every spare taken too, a spare's request that has run for long is preempted: its
+   * worker killed and the request queued again, behind fresh ones and for a regular worker
+   * only. Otherwise a runaway query seen for the first time (not yet remembered) would hold
+   * the spare until its limit, and a cheap query behind it would wait as long.
+   */
+  #pump(): void {
+    clearTimeout(this.#pumpTimer);
+    this.#pumpTimer = undefined;
+    if (this.#closed) return;
+    if (this.#starting > 0 || this.#sparesStarting > 0) return;
+    if (this.#idle.length > 0 || this.#idleSpares.length > 0) return;
+    if (!this.#queue.some((q) => !q.suspect)) return;
+    const now = performance.now();
+    let youngest = -Infinity;
+    for (const w of this.#all) {
+      if (w.spare || w.gone) continue;
+      if (w.busySince === null) return;
+      youngest = Math.max(youngest, w.busySince);
+    }
+    if (youngest + this.#longMs > now) {
+      this.#pumpTimer = setTimeout(() => this.#pump(), youngest + this.#longMs - now);
+      return;
+    }
+    if (this.#spares < this.#maxSpares) {
+      this.#spares++;
+      this.#sparesStarting++;
+      this.#startWorker(true).then((w) => {
+        this.#sparesStarting--;
+        this.#emit({ type: "spare", pid: w.child.pid });
+        this.#release(w);
+      }, () => {
+        this.#sparesStarting--;
+        this.#spares--;
+      });
+      return;
+    }
+    let soonest = Infinity;
+    for (const w of this.#all) {
+      if (!w.spare || w.gone || w.busySince === null || !w.preempt) continue;
+      const at = w.busySince + this.#longMs;
+      if (at <= now) {
+        w.preempt();
+        return this.#pump();
+      }
+      soonest = Math.min(soonest, at);
+    }
+    if (Number.isFinite(soonest)) {
+      this.#pumpTimer = setTimeout(() => this.#pump(), soonest - now);
+    }
+  }
+
+  /** Seconds until some running request reaches its deadline, freeing its worker. */
+  #retryAfter(): number {
+    const now = performance.now();
+    let soonest = Infinity;
+    for (const w of this.#all) if (w.busySince !== null) soonest = Math.min(soonest, w.deadline);
+    return Number.isFinite(soonest) ? Math.max(1, Math.ceil((soonest - now) / 1000)) : 1;
+  }
+
+  #acquire(
+    suspect: boolean,
+    deadline: number,
+    signal?: AbortSignal,
+    again = false,
+  ): Promise<Worker> {
+    if (this.#closed) return Promise.reject(new WorkerError("the server is shutting down"));
+    if (signal?.aborted) return Promise.reject(new RequestCancelledError());
+    for (let w = this.#idle.pop(); w; w = this.#idle.pop()) {
+      if (w.dead) {
+        this.#replace(w, "failed");
+        continue;
+      }
+      w.busySince = performance.now();
+      return Promise.resolve(w);
+    }
+    for (let w = suspect ? undefined : this.#idleSpares.pop(); w; w = this.#idleSpares.pop()) {
+      clearTimeout(w.retire);
+      if (w.dead) {
+        this.#replace(w, "failed");
+        continue;
+      }
+      w.busySince = performance.now();
+      return Promise.resolve(w);
+    }
+    if (!again && this.#queue.length >= this.#maxQueue) {
+      return Promise.reject(new QueueFullError(this.#retryAfter()));
+    }
+    return new Promise((resolve, reject) => {
+      const settle = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        const i = this.#queue.indexOf(waiter);
+        if (i >= 0) this.#queue.splice(i, 1);
+      };
+      const waiter: Waiter = {
+        suspect,
+        give: (w) => {
+          settle();
+          resolve(w);
+        },
+        fail: (error) => {
+          settle();
+          reject(error);
+        },
+      };
+      // Never handed to a worker once its time is up or its client is gone.
+      const timer = setTimeout(() => {
+        waiter.fail(new QueryTimeoutError(this.options.timeoutMs));
+        this.#emit({ type: "dropped", reason: "timeout" });
+      }, deadline - performance.now());
+      const onAbort = () => {
+        waiter.fail(new RequestCancelledError());
+        this.#emit({ type: "dropped", reason: "cancelled" });
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      // A preempted request was admitted already: it goes back to the front.
+      if (again) this.#queue.unshift(waiter);
+      else this.#queue.push(waiter);
+      this.#emit({ type: "queued", queued: this.#queue.length });
+      this.#pump();
+    });
+  }
+
+  /**
+   * Runs one request. Its time limit counts from now, its time in the queue included. `signal`
+   * is the client's: when it aborts, the request is dropped from the queue or its worker
+   * killed. A download's limit counts the query's own time, not the time spent waiting for the
+   * client to take bytes (that is bounded by the stall limit instead); a download that cannot
+   * finish errors its stream, so the transfer fails rather than ending cleanly.
+   */
+  async run(req: WorkerRequest, download = false, signal?: AbortSignal): Promise<Answer> {
+    const deadline = performance.now() + this.options.timeoutMs;
+    if (signal?.aborted) throw new RequestCancelledError();
+    const key = slowKey(req);
+    let suspect = key !== null && this.#slow.has(key);
+    // Only a request that cannot have written may run a second time.
+    const rerunnable = !download &&
+      (!this.options.config.write || req.op !== "query" || req.readOnly === true);
+    for (let again = false;; again = true) {
+      const w = await this.#acquire(suspect, deadline, signal, again);
+      w.deadline = deadline;
+      this.#emit({ type: "run", pid: w.child.pid, suspect });
+      this.#pump();
       try {
-        for (;;) {
-          const frame = await next();
-          if (frame.kind === FRAME_BODY) {
-            parts.push(frame.payload);
-            size += frame.payload.length;
-          } else if (frame.kind === FRAME_END) {
-            const end = finish(frame);
-            const body = new Uint8Array(size);
-            let o = 0;
-            for (const p of parts) {
-              body.set(p, o);
-              o += p.length;
+        return await runJob(w, req, download, {
+          limitMs: this.options.timeoutMs,
+          deadline,
+          maxAnswerBytes: this.#maxAnswer,
+          stallMs: this.#stallMs,
+          rerunnable,
+        }, {
+          kill: (reason, ranMs) => {
+            if (reason === "timeout" || (reason === "cancelled" && ranMs >= this.#longMs)) {
+              this.#remember(key, true);
             }
-            return { head, body, done: Promise.resolve(end) };
-          }
-        }
-      } catch {
-        return fail();
+            this.#replace(w, reason);
+          },
+          release: (end) => {
+            if (end.ok) this.#remember(key, false);
+            // A worker whose settings could not be put back ends itself after this answer:
+            // replaced now, so no request is sent to it.
+            if (end.recycle) return this.#replace(w, "recycled");
+            this.#release(w);
+          },
+          track: (stop) => {
+            this.#jobs.add(stop);
+            return () => this.#jobs.delete(stop);
+          },
+        }, signal);
+      } catch (error) {
+        if (!(error instanceof PreemptedError)) throw error;
+        suspect = true;
       }
     }
-    let settle: (end: WorkerEnd | null) => void = () => {};
-    const done = new Promise<WorkerEnd | null>((r) => (settle = r));
-    const body = new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        try {
-          const frame = await next();
-          if (frame.kind === FRAME_BODY) controller.enqueue(frame.payload);
-          else if (frame.kind === FRAME_END) {
-            settle(finish(frame));
-            controller.close();
-          }
-        } catch (error) {
-          settle(null);
-          clearTimeout(timer);
-          if (!timedOut) this.#replace(w);
-          controller.error(error);
-        }
-      },
-      cancel: () => {
-        // The client went away mid-download: the query cannot be stopped any other way.
-        clearTimeout(timer);
-        settle(null);
-        this.#replace(w);
-      },
-    }, { highWaterMark: 0 });
-    return { head, body, done };
+  }
+
+  #remember(key: string | null, slow: boolean): void {
+    if (key === null) return;
+    this.#slow.delete(key);
+    if (!slow) return;
+    this.#slow.set(key, true);
+    if (this.#slow.size > SLOW_MEMORY) this.#slow.delete(this.#slow.keys().next().value!);
   }
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#pumpTimer);
+    for (const w of this.#all) clearTimeout(w.retire);
+    for (const waiter of [...this.#queue]) {
+      waiter.fail(new WorkerError("the server is shutting down"));
+    }
+    for (const stop of [...this.#jobs]) {
+      stop(new WorkerError("the server is shutting down"), "closed");
+    }
     for (const w of this.#all) w.kill();
     await Promise.all([...this.#all].map((w) => w.child.status.catch(() => {})));
   }

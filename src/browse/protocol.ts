@@ -29,6 +29,14 @@ export function frameJson<T>(frame: Frame): T {
   return JSON.parse(decoder.decode(frame.payload)) as T;
 }
 
+/** A frame longer than the reader accepts. */
+export class FrameTooLargeError extends Error {
+  constructor(readonly size: number) {
+    super(`a frame of ${size} bytes is larger than allowed`);
+    this.name = "FrameTooLargeError";
+  }
+}
+
 /**
  * Reads whole frames from a byte stream into one reused buffer (BYOB): a default reader
  * allocates a fresh chunk per read, more garbage for V8 to collect (bounded either way: reading
@@ -41,7 +49,8 @@ export class FrameReader {
   #start = 0;
   #end = 0;
 
-  constructor(stream: ReadableStream<Uint8Array>) {
+  /** `maxFrame`: a longer frame is refused before its bytes are read (bounds the buffer). */
+  constructor(stream: ReadableStream<Uint8Array>, readonly maxFrame = Infinity) {
     this.#reader = stream.getReader({ mode: "byob" });
   }
 
@@ -68,6 +77,7 @@ export class FrameReader {
   async read(): Promise<Frame | null> {
     if (!(await this.#fill(4))) return null;
     const len = new DataView(this.#buf.buffer, this.#start, 4).getUint32(0);
+    if (len - 1 > this.maxFrame) throw new FrameTooLargeError(len - 1);
     if (!(await this.#fill(4 + len))) return null;
     const kind = this.#buf[this.#start + 4];
     const payload = this.#buf.slice(this.#start + 5, this.#start + 4 + len);

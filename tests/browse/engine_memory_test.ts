@@ -27,6 +27,14 @@ Deno.test("memory: SQLite's heap limit answers a clean 400, the byte cap truncat
     assert.ok(body.rows.length > 0 && body.rows.length < 480, `${body.rows.length} rows`);
     assert.equal(body.stats.rows, body.rows.length);
     assert.ok(big.text.length <= MAX_JSON_ANSWER_CHARS + 4096, `${big.text.length} chars`);
+    // Three bytes of UTF-8 a character: the character cap still keeps the answer under the
+    // pool's byte cap, so it is truncated, not refused.
+    const wide = await postQuery(
+      b,
+      "SELECT replace(hex(zeroblob(500000)), '00', '界') AS s FROM generate_series(1, 40)",
+    );
+    assert.equal(wide.status, 200, wide.text.slice(0, 200));
+    assert.equal((wide.body as { truncated: boolean }).truncated, true);
     const one = await postQuery(b, "SELECT 1");
     assert.deepEqual((one.body as { rows: unknown }).rows, [[1]], "the worker still answers");
   } finally {

@@ -1,0 +1,282 @@
+/**
+ * One request on one worker process: its time budget, its cancellation, and its answer,
+ * buffered whole (bounded) or streamed (downloads). Which worker, and what happens to a worker
+ * that must go, is the pool's business (pool.ts).
+ */
+import {
+  encodeFrame,
+  type Frame,
+  FRAME_BODY,
+  FRAME_END,
+  FRAME_JSON,
+  frameJson,
+  type FrameReader,
+  FrameTooLargeError,
+  type WorkerEnd,
+  type WorkerHead,
+  type WorkerRequest,
+} from "./protocol.ts";
+
+/** The request ran (or waited, or both) past the time limit; a running query was killed. */
+export class QueryTimeoutError extends Error {
+  constructor(readonly limitMs: number) {
+    super(`the query ran longer than the time limit (${limitMs} ms) and was stopped`);
+    this.name = "QueryTimeoutError";
+  }
+}
+
+/** A worker died or could not start; the message is safe to show. */
+export class WorkerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "WorkerError";
+  }
+}
+
+/** The client went away: its request was dropped from the queue or its worker killed. */
+export class RequestCancelledError extends WorkerError {
+  constructor() {
+    super("the client went away; the query was stopped");
+    this.name = "RequestCancelledError";
+  }
+}
+
+/** A (non-download) answer larger than the pool holds in memory for one request. */
+export class AnswerTooLargeError extends WorkerError {
+  constructor(readonly limitBytes: number) {
+    super(
+      `the answer is larger than ${
+        Math.round(limitBytes / 1024 / 1024)
+      } MiB: select fewer rows or columns, or download it (format=csv, xml or json)`,
+    );
+    this.name = "AnswerTooLargeError";
+  }
+}
+
+/** A request taken off a spare worker for a fresher one; it waits for a worker again. */
+export class PreemptedError extends Error {}
+
+/** An answer: the head, and either the whole body or a stream of it (downloads). */
+export interface Answer {
+  head: WorkerHead;
+  body: Uint8Array | ReadableStream<Uint8Array>;
+  /** Resolves when the worker finished the answer; null when it was cut short. */
+  done: Promise<WorkerEnd | null>;
+}
+
+/** Why the pool killed a worker (tests and logs tell cancellation from a time limit). */
+export type KillReason =
+  | "timeout"
+  | "cancelled"
+  | "stalled"
+  | "too-large"
+  | "failed"
+  | "closed"
+  | "preempted"
+  | "recycled";
+
+/** The worker a job runs on, as the job sees it. */
+export interface JobWorker {
+  readonly reader: FrameReader;
+  readonly writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly spare: boolean;
+  /** Takes the request off the worker; set while it may safely run again elsewhere. */
+  preempt: (() => void) | null;
+}
+
+export interface JobLimits {
+  /** The time limit, for messages. */
+  limitMs: number;
+  /** When the request's time is up (performance.now()), its time in the queue spent already. */
+  deadline: number;
+  maxAnswerBytes: number;
+  /** How long a download may wait for its client to take bytes. */
+  stallMs: number;
+  /** Whether the request may run a second time (it cannot have written). */
+  rerunnable: boolean;
+}
+
+export interface JobHooks {
+  /** The worker must go (the pool kills it and starts another); `ranMs`: the job's run time. */
+  kill(reason: KillReason, ranMs: number): void;
+  /** The worker finished the request and is free. */
+  release(end: WorkerEnd): void;
+  /** Registers the job's stop for a shutdown; returns the function that unregisters it. */
+  track(stop: (error: Error, reason: KillReason) => void): () => void;
+}
+
+/**
+ * Runs one request on `w`. The time limit runs until `limits.deadline`, except, for a
+ * download, while the client has not taken the last chunk (bounded by the stall limit
+ * instead). `signal` is the client's: when it aborts, the worker is killed. A download that
+ * cannot finish errors its stream, so the transfer fails rather than ending cleanly.
+ */
+export async function runJob(
+  w: JobWorker,
+  req: WorkerRequest,
+  download: boolean,
+  limits: JobLimits,
+  hooks: JobHooks,
+  signal?: AbortSignal,
+): Promise<Answer> {
+  const { limitMs: limit, deadline, maxAnswerBytes, stallMs } = limits;
+  const started = performance.now();
+  let failure: Error | null = null;
+  let ended = false;
+  let budget = deadline - started;
+  let resumedAt = started;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stallTimer: ReturnType<typeof setTimeout> | undefined;
+  let errorStream: (error: Error) => void = () => {};
+  let settleDownload: (end: WorkerEnd | null) => void = () => {};
+
+  const cleanup = () => {
+    clearTimeout(timer);
+    clearTimeout(stallTimer);
+    signal?.removeEventListener("abort", onAbort);
+    untrack();
+    w.preempt = null;
+  };
+  // The one way a request ends early: its worker is killed, which also ends any pending read
+  // or write on its pipes; `failure` turns that end into the right error. (Not Promise.race
+  // against a timeout promise: every race leaves a reaction on that promise which keeps its
+  // result alive until the promise settles, so a download retained every frame it passed on.)
+  const stop = (error: Error, reason: KillReason): void => {
+    if (failure || ended) return;
+    failure = error;
+    cleanup();
+    hooks.kill(reason, performance.now() - started);
+    // A download that cannot finish must fail as a transfer. Deno logs the error (one line);
+    // for a client that is gone there is no transfer left to fail.
+    if (reason === "cancelled") settleDownload(null);
+    else errorStream(error);
+  };
+  const onAbort = () => stop(new RequestCancelledError(), "cancelled");
+  const resume = () => {
+    resumedAt = performance.now();
+    timer = setTimeout(() => stop(new QueryTimeoutError(limit), "timeout"), Math.max(0, budget));
+  };
+  const pause = () => {
+    clearTimeout(timer);
+    budget -= performance.now() - resumedAt;
+  };
+  const failed = (): Error => {
+    stop(new WorkerError("the query worker failed"), "failed");
+    return failure!;
+  };
+  const next = async (): Promise<Frame> => {
+    let frame: Frame | null = null;
+    try {
+      frame = await w.reader.read();
+    } catch (error) {
+      if (error instanceof FrameTooLargeError && !failure) {
+        stop(new AnswerTooLargeError(maxAnswerBytes), "too-large");
+      }
+    }
+    if (failure) throw failure;
+    if (!frame) throw failed();
+    return frame;
+  };
+  const finish = (frame: Frame): WorkerEnd => {
+    ended = true;
+    cleanup();
+    const end = frameJson<WorkerEnd>(frame);
+    hooks.release(end);
+    return end;
+  };
+
+  const untrack = hooks.track(stop);
+  if (w.spare && limits.rerunnable) w.preempt = () => stop(new PreemptedError(), "preempted");
+  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+  resume();
+  let head: WorkerHead;
+  try {
+    if (failure) throw failure;
+    await w.writer.write(encodeFrame(FRAME_JSON, JSON.stringify(req)));
+    head = frameJson<WorkerHead>(await next());
+  } catch {
+    throw failure ?? failed();
+  }
+
+  if (!download || head.status !== 200) {
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    try {
+      for (;;) {
+        const frame = await next();
+        if (frame.kind === FRAME_BODY) {
+          size += frame.payload.length;
+          if (size > maxAnswerBytes) {
+            stop(new AnswerTooLargeError(maxAnswerBytes), "too-large");
+            throw failure;
+          }
+          parts.push(frame.payload);
+        } else if (frame.kind === FRAME_END) {
+          const end = finish(frame);
+          const body = new Uint8Array(size);
+          let o = 0;
+          for (const p of parts) {
+            body.set(p, o);
+            o += p.length;
+          }
+          return { head, body, done: Promise.resolve(end) };
+        }
+      }
+    } catch {
+      throw failure ?? failed();
+    }
+  }
+
+  // A download: the client's turn from each chunk handed over until the next pull, bounded by
+  // the stall limit instead of the time limit. What the worker computes meanwhile is bounded
+  // by the pipe it writes to, which fills unless the server reads.
+  const done = new Promise<WorkerEnd | null>((r) => (settleDownload = r));
+  const clientTurn = () => {
+    pause();
+    stallTimer = setTimeout(
+      () => stop(new WorkerError("the client stopped reading the download"), "stalled"),
+      stallMs,
+    );
+  };
+  const body = new ReadableStream<Uint8Array>({
+    start: (controller) => {
+      errorStream = (error) => {
+        settleDownload(null);
+        try {
+          // Deno logs this error: a plain one prints as one line.
+          controller.error(new Error(error.message));
+        } catch { /* already closed */ }
+      };
+    },
+    pull: async (controller) => {
+      clearTimeout(stallTimer);
+      resume();
+      try {
+        const frame = await next();
+        if (frame.kind === FRAME_BODY) {
+          clientTurn();
+          controller.enqueue(frame.payload);
+        } else if (frame.kind === FRAME_END) {
+          const end = finish(frame);
+          settleDownload(end);
+          // The worker ended the body early (an SQL error after the head went out): the
+          // file is incomplete, so the transfer must fail rather than end cleanly.
+          if (end.ok) controller.close();
+          else controller.error(new Error("the query failed during the download"));
+        }
+      } catch {
+        // stop() has errored the stream already, so Deno ends the transfer without its final
+        // chunk: the client sees a failed download, not a short file. Only a client that is
+        // gone gets a quiet end (there is no transfer left to fail, and nothing to log).
+        try {
+          if (failure instanceof RequestCancelledError) controller.close();
+          else controller.error(new Error(failure?.message));
+        } catch { /* errored already */ }
+      }
+    },
+    cancel: () => stop(new RequestCancelledError(), "cancelled"),
+  }, { highWaterMark: 0 });
+  clientTurn();
+  return { head, body, done };
+}

@@ -1,0 +1,139 @@
+import assert from "node:assert/strict";
+import Database from "libsql";
+import { events, nextEvent, startPoolServer } from "../support/pool_server.ts";
+import { parseResponse, readToEnd, sendRaw } from "../support/raw_http.ts";
+
+const ROWS = 100_000;
+
+/** One read of at most 4 KB: the start of the response. */
+async function readStart(conn: Deno.Conn): Promise<Uint8Array> {
+  const buf = new Uint8Array(4096);
+  const n = await conn.read(buf);
+  return buf.slice(0, n ?? 0);
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** A table whose CSV is about 12 MB: more than every buffer between worker and client holds. */
+async function bigDb(): Promise<string> {
+  const path = `${await Deno.makeTempDir({ prefix: "browse_dl_" })}/big.db`;
+  const db = new Database(path);
+  db.exec(`CREATE TABLE big (id INTEGER PRIMARY KEY, note TEXT);
+    INSERT INTO big SELECT value, printf('%.100c', 'n') FROM generate_series(1, ${ROWS});`);
+  db.close();
+  return path;
+}
+
+const csvPath = (query: string) => `/api/query?format=csv&query=${encodeURIComponent(query)}`;
+
+const ENDLESS_CSV =
+  "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT n, printf('%.100c', 'n') FROM c";
+
+Deno.test("download: a slow reader gets the whole file though reading outlasts the time limit", async () => {
+  const path = await bigDb();
+  const s = await startPoolServer(path, { timeoutMs: 2000 });
+  try {
+    const conn = await sendRaw(s.port, "GET", csvPath("SELECT id, note FROM big ORDER BY id"));
+    let reads = 0;
+    // About 190 reads of 64 KB, one every 20 ms: nearly 4 s, well past the 2 s limit.
+    const { bytes } = await readToEnd(conn, 64 * 1024, async () => {
+      reads++;
+      await new Promise((r) => setTimeout(r, 20));
+    });
+    const res = parseResponse(bytes);
+    assert.equal(res.status, 200);
+    assert.ok(res.complete, "the chunked body ended with its terminating chunk");
+    const lines = new TextDecoder().decode(res.body).split("\n").filter((l) => l !== "");
+    assert.equal(lines.length, ROWS + 1);
+    assert.match(lines[ROWS], new RegExp(`^"?${ROWS}"?,`));
+    assert.ok(reads > 100);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("download: a client that stops reading is abandoned and its transfer fails", async () => {
+  const path = await bigDb();
+  const s = await startPoolServer(path, { timeoutMs: 600_000, stallMs: 300 });
+  try {
+    const running = nextEvent(s.pool, "run");
+    const conn = await sendRaw(s.port, "GET", csvPath("SELECT id, note FROM big ORDER BY id"));
+    const { pid } = await running;
+    // Reads a little, then nothing: the worker is killed at the stall bound, not kept forever.
+    const start = await readStart(conn);
+    const killed = await nextEvent(s.pool, "killed");
+    assert.deepEqual(killed, { type: "killed", pid, reason: "stalled" });
+    assert.equal((await s.pool.exitOf(pid))?.signal, "SIGKILL");
+    // Reading on, the client gets what was sent, then a cut transfer: no terminating chunk.
+    const res = parseResponse(concat(start, (await readToEnd(conn)).bytes));
+    assert.equal(res.status, 200);
+    assert.equal(res.complete, false);
+    const lines = new TextDecoder().decode(res.body).split("\n").length;
+    assert.ok(lines < ROWS, `only part of the file arrived (${lines} lines)`);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("download: one cut by the time limit fails as a transfer", async () => {
+  const path = await bigDb();
+  const s = await startPoolServer(path, { timeoutMs: 500 });
+  try {
+    const killed = nextEvent(s.pool, "killed");
+    const conn = await sendRaw(s.port, "GET", csvPath(ENDLESS_CSV));
+    const { bytes } = await readToEnd(conn);
+    assert.equal((await killed).reason, "timeout");
+    const res = parseResponse(bytes);
+    assert.equal(res.status, 200);
+    assert.equal(res.complete, false);
+    assert.ok(res.body.length > 0);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("download: one whose worker dies fails as a transfer", async () => {
+  const path = await bigDb();
+  const s = await startPoolServer(path, { timeoutMs: 600_000, stallMs: 600_000 });
+  try {
+    const running = nextEvent(s.pool, "run");
+    const conn = await sendRaw(s.port, "GET", csvPath("SELECT id, note FROM big ORDER BY id"));
+    const { pid } = await running;
+    const start = await readStart(conn);
+    const replaced = events(s.pool, "killed", 1);
+    Deno.kill(pid, "SIGKILL");
+    const res = parseResponse(concat(start, (await readToEnd(conn)).bytes));
+    assert.equal(res.status, 200);
+    assert.equal(res.complete, false);
+    assert.deepEqual((await replaced).map((k) => k.reason), ["failed"]);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("download: one whose query fails after the head fails as a transfer", async () => {
+  const path = await bigDb();
+  const s = await startPoolServer(path, { timeoutMs: 60_000 });
+  try {
+    // An integer overflow at row 50,001: the head and 50,000 rows are out by then.
+    const sql =
+      "SELECT id, CASE WHEN id > 50000 THEN abs(-9223372036854775807 - 1) ELSE note END " +
+      "FROM big ORDER BY id";
+    const conn = await sendRaw(s.port, "GET", csvPath(sql));
+    const res = parseResponse((await readToEnd(conn)).bytes);
+    assert.equal(res.status, 200);
+    assert.equal(res.complete, false);
+    assert.ok(res.body.length > 0);
+    // The worker itself is fine: no kill, it serves the next request.
+    const next = await fetch(new URL("/api/query?query=SELECT+1", s.url));
+    assert.deepEqual((await next.json()).rows, [[1]]);
+    assert.equal(s.pool.pids.length, 2);
+  } finally {
+    await s.close();
+  }
+});

@@ -1,0 +1,117 @@
+import assert from "node:assert/strict";
+import Database from "libsql";
+import { WorkerPool } from "../../src/browse/pool.ts";
+import { encodeFrame, FRAME_JSON } from "../../src/browse/protocol.ts";
+import { workerArgs, workerPermissions, workerSpawner } from "../../src/browse/spawn.ts";
+import { makeFixtureDb } from "../support/browse_fixtures.ts";
+
+const PROBE = new URL("../support/worker_probe.ts", import.meta.url);
+
+Deno.test("permissions: a worker can load libsql and open the database, and do nothing else", async () => {
+  const path = await makeFixtureDb();
+  const secretDir = await Deno.makeTempDir({ prefix: "browse_secret_" });
+  const outside = `${secretDir}/config.yaml`;
+  await Deno.writeTextFile(outside, "bot_token: 123:secret\n");
+  const config = { database: path, write: false, label: "fixture.db" };
+  // The pool's own arguments and environment, with the probe in place of the worker module.
+  const args = workerArgs(config, PROBE);
+  assert.ok(!args.includes("-A") && !args.some((a) => a.startsWith("--allow-all")));
+  assert.ok(!args.some((a) => /^--allow-(read|write|run|net)/.test(a)), args.join(" "));
+  const child = workerSpawner(config, PROBE)();
+  const writer = child.stdin.getWriter();
+  await writer.write(encodeFrame(FRAME_JSON, JSON.stringify({ ...config, outside })));
+  await writer.close();
+  const out = await new Response(child.stdout).text();
+  assert.ok((await child.status).success, out);
+  const report = JSON.parse(out);
+  assert.deepEqual(report.rows, [{ n: 3 }]);
+  assert.equal(report.readOutside, "NotCapable");
+  assert.equal(report.readPasswd, "NotCapable");
+  // Even the database's own directory is closed to JS: SQLite reads it in native code.
+  assert.equal(report.readDatabase, "NotCapable");
+  assert.equal(report.writeDir, "NotCapable");
+  assert.equal(report.run, "NotCapable");
+  assert.equal(report.net, "NotCapable");
+  assert.equal(report.env, "NotCapable");
+  assert.deepEqual(report.permissions, {
+    read: "prompt",
+    write: "prompt",
+    net: "prompt",
+    run: "prompt",
+    env: "prompt",
+    ffi: "prompt",
+    sys: "prompt",
+  });
+  // The V8 heap limit courier sets (512 MiB old space, small semi-spaces).
+  assert.ok(report.heapLimitMiB >= 512 && report.heapLimitMiB < 600, `${report.heapLimitMiB}`);
+});
+
+Deno.test("permissions: those are enough for WAL files and for --write", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "browse_wal_" });
+  const path = `${dir}/wal.db`;
+  const db = new Database(path);
+  db.exec("PRAGMA journal_mode=WAL; CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);");
+  db.close();
+  const pool = await WorkerPool.start({
+    size: 1,
+    timeoutMs: 5000,
+    config: { database: path, write: true, label: "wal.db" },
+  });
+  const text = async (sql: string) => {
+    const a = await pool.run({ op: "query", sql, format: "json", maxRows: 10 });
+    return JSON.parse(new TextDecoder().decode(a.body as Uint8Array));
+  };
+  try {
+    assert.equal((await text("INSERT INTO t VALUES (2)")).stats.rows_affected, 1);
+    assert.deepEqual((await text("SELECT count(*) FROM t")).rows, [[2]]);
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("permissions: a remote database adds the network to its host alone", () => {
+  const remote = workerPermissions(
+    { database: "libsql://db.example.turso.io", write: false, label: "x" },
+    "/npm",
+  );
+  assert.ok(remote.includes("--allow-net=db.example.turso.io"));
+  assert.ok(remote.includes("--allow-ffi=/npm"));
+  const local = workerPermissions({ database: "/data/c.db", write: true, label: "x" }, "/npm");
+  assert.ok(!local.some((p) => p.startsWith("--allow-net")));
+  assert.deepEqual(local, [
+    "--allow-ffi=/npm",
+    "--allow-sys=cpus,networkInterfaces,hostname",
+    "--allow-env=LIBSQL_JS_DEV",
+  ]);
+});
+
+Deno.test("permissions: a remote database's worker reaches its host over HTTP and WebSocket", async () => {
+  // A stand-in for a libSQL server on loopback: it refuses everything, but is reached.
+  const seen: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    seen.push(`${req.method} ${new URL(req.url).pathname}`);
+    return new Response("no", { status: 404 });
+  });
+  try {
+    for (const scheme of ["http", "ws"]) {
+      const pool = await WorkerPool.start({
+        size: 1,
+        timeoutMs: 5000,
+        config: { database: `${scheme}://127.0.0.1:${server.addr.port}`, write: false, label: "r" },
+      });
+      try {
+        const a = await pool.run({ op: "query", sql: "SELECT 1", format: "json", maxRows: 1 });
+        const error = JSON.parse(new TextDecoder().decode(a.body as Uint8Array)).error;
+        assert.equal(a.head.status, 400);
+        assert.match(error, /404/, "the server's own refusal, not a permission error");
+        assert.doesNotMatch(error, /NotCapable|Requires net access/);
+      } finally {
+        await pool.close();
+      }
+    }
+    assert.ok(seen.includes("POST /v2/pipeline"), seen.join(", "));
+    assert.ok(seen.includes("GET /"), seen.join(", "));
+  } finally {
+    await server.shutdown();
+  }
+});

@@ -1,0 +1,47 @@
+/**
+ * Started in place of the query worker, with the pool's own arguments and environment: reports
+ * what the worker process may do. It loads and uses the libsql driver as the worker does, so a
+ * permission the worker needs but lacks fails here too.
+ */
+import Database from "libsql";
+import { getHeapStatistics } from "node:v8";
+import { frameJson, FrameReader } from "../../src/browse/protocol.ts";
+
+async function attempt(fn: () => Promise<unknown>): Promise<string> {
+  try {
+    await fn();
+    return "allowed";
+  } catch (error) {
+    return (error as Error).name;
+  }
+}
+
+// The first frame, as the worker gets it: the config, here with `outside`, a file to try.
+const reader = new FrameReader(Deno.stdin.readable);
+const config = frameJson<{ database: string; outside: string }>((await reader.read())!);
+const db = new Database(`file:${config.database}?mode=ro`);
+const rows = db.prepare("SELECT count(*) AS n FROM items").all();
+db.close();
+const dir = config.database.replace(/\/[^/]*$/, "");
+const state = async (desc: Deno.PermissionDescriptor) => (await Deno.permissions.query(desc)).state;
+const report = {
+  rows,
+  heapLimitMiB: Math.round(getHeapStatistics().heap_size_limit / 1024 / 1024),
+  readOutside: await attempt(() => Deno.readTextFile(config.outside)),
+  readDatabase: await attempt(() => Deno.readFile(config.database)),
+  readPasswd: await attempt(() => Deno.readTextFile("/etc/passwd")),
+  writeDir: await attempt(() => Deno.writeTextFile(`${dir}/probe.txt`, "x")),
+  run: await attempt(() => new Deno.Command("true").output()),
+  net: await attempt(() => Deno.connect({ hostname: "127.0.0.1", port: 9 })),
+  env: await attempt(() => Promise.resolve(Deno.env.get("HOME"))),
+  permissions: {
+    read: await state({ name: "read" }),
+    write: await state({ name: "write" }),
+    net: await state({ name: "net" }),
+    run: await state({ name: "run" }),
+    env: await state({ name: "env" }),
+    ffi: await state({ name: "ffi" }),
+    sys: await state({ name: "sys" }),
+  },
+};
+await Deno.stdout.write(new TextEncoder().encode(JSON.stringify(report)));
