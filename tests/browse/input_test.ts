@@ -103,3 +103,30 @@ Deno.test("input through the server: a parameter beyond 64 bits is a 400 that na
     await b.close();
   }
 });
+
+Deno.test("input through the server: integers beyond 2^53 bind exactly, as integers", async () => {
+  const b = await startTestBrowser(await makeFixtureDb());
+  try {
+    // Written by hand: JSON.stringify would round the number before it left the test.
+    const body = '{"query": "SELECT typeof(?1), ?1, (SELECT name FROM items WHERE qty = ?1)", ' +
+      '"params": [9007199254740993]}';
+    const r = await api(b, "/api/query", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body,
+    });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual((r.body as { rows: unknown }).rows, [[
+      "integer",
+      "9007199254740993",
+      "apple",
+    ]]);
+    const get = await api(
+      b,
+      `/api/query?query=${encodeURIComponent("SELECT ?1 - 1")}&params=[-9007199254740993]`,
+    );
+    assert.deepEqual((get.body as { rows: unknown }).rows, [["-9007199254740994"]]);
+  } finally {
+    await b.close();
+  }
+});
