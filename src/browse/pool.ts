@@ -81,7 +81,7 @@ export interface PoolOptions {
    * `longMs`; default half the size, at least 1.
    */
   spares?: number;
-  /** Default: a quarter of the time limit, at most 1 s. */
+  /** Default: a quarter of the time limit, at most 250 ms. */
   longMs?: number;
 }
 
@@ -177,7 +177,9 @@ export class WorkerPool {
     this.#maxAnswer = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
     this.#stallMs = options.stallMs ?? Math.max(STALL_MS, options.timeoutMs);
     this.#maxSpares = options.spares ?? Math.max(1, Math.floor(options.size / 2));
-    this.#longMs = options.longMs ?? Math.min(1000, options.timeoutMs / 4);
+    // Short: each fresh runaway ahead of a cheap query in the queue costs it one slice on a
+    // spare (1 s slices let four looping clients hold a point query past a 5 s limit).
+    this.#longMs = options.longMs ?? Math.min(250, options.timeoutMs / 4);
   }
 
   /** Starts the workers; rejects with the database's own message when it cannot be opened. */
