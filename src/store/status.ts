@@ -95,7 +95,7 @@ function readAll(
   feeds: readonly string[],
   since: Date,
 ): Map<string, FeedRecord> {
-  const version = Number(db.prepare("PRAGMA user_version").pluck().get());
+  const version = Number((db.prepare("PRAGMA user_version").raw().get() as unknown[])[0]);
   if (version > SCHEMA_VERSION) {
     throw new StatusReadError(
       `database ${path} has schema version ${version}, newer than this courier ` +
@@ -163,8 +163,8 @@ function readAll(
 
 /** The column names of `table`; empty when there is no such table. */
 function columnsOf(db: InstanceType<typeof Database>, table: string): Set<string> {
-  const rows = db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table);
-  return new Set(rows.map(String));
+  const rows = db.prepare(`SELECT name FROM pragma_table_info(?)`).raw().all(table);
+  return new Set(rows.map((row) => String((row as unknown[])[0])));
 }
 
 function need(have: Set<string>, table: string, columns: string[]): string[] {
