@@ -355,3 +355,14 @@ Deno.test("status on a terminal: colours unless NO_COLOR, the error cut to the w
     assert.ok(!bare.includes("\x1b["), bare);
     assert.match(bare, /^bad\s.*\sfailed\s+0\s+0$/m);
   }));
+
+Deno.test("status: an unreadable last-success file is one line, exit 1", () =>
+  withEnv(async (env) => {
+    await env.writeConfig([feed("news", env.feeds.url("/news.xml"))]);
+    await Deno.mkdir(`${env.dir}/data`, { recursive: true });
+    await Deno.writeTextFile(`${env.dir}/data/last_success.yml`, "news: [unclosed\n");
+    const r = await env.status();
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, /^courier status: cannot parse .*last_success\.yml: .+\n$/);
+  }));
