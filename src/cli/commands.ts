@@ -4,9 +4,11 @@ import { schemaCommand } from "./schema.ts";
 import { browseCommand } from "./browse.ts";
 import { previewCommand } from "./preview.ts";
 import { onceCommand } from "./once.ts";
+import { statusCommand } from "./status.ts";
 
 /** Every subcommand, in the order `courier --help` lists them. Add one line per command. */
 export const COMMANDS: readonly Command[] = [
+  statusCommand,
   onceCommand,
   browseCommand,
   validateCommand,

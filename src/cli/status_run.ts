@@ -1,0 +1,85 @@
+import { configPathFrom, loadSettings } from "../config/load.ts";
+import { nextCronRun } from "../config/cron.ts";
+import { type FeedStatus, renderStatusJson, renderStatusTable } from "../forward/status_view.ts";
+import { readLastSuccess } from "../store/last_success.ts";
+import { readFeedRecords, type RecordedRun } from "../store/status.ts";
+import { parseCommandArgs } from "./args.ts";
+import { UserError } from "./errors.ts";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The run as status shows it. A row standing for several no-op runs keeps the first one's
+ * start; the latest run's own start is not recorded, so its finish stands for both (these
+ * runs take moments) rather than a start hours before it.
+ */
+function lastRunOf(run: RecordedRun | null) {
+  if (run === null) return null;
+  const startedAt = run.runCount > 1 ? run.finishedAt : run.startedAt;
+  return { startedAt, finishedAt: run.finishedAt, outcome: run.outcome, error: run.error };
+}
+
+/** Writes all of `text` (a pipe may take it in pieces); a reader gone away ends it quietly. */
+function writeOut(text: string): void {
+  const bytes = new TextEncoder().encode(text);
+  try {
+    for (let at = 0; at < bytes.length;) at += Deno.stdout.writeSync(bytes.subarray(at));
+  } catch (error) {
+    if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
+  }
+}
+
+function terminalWidth(): number | null {
+  try {
+    return Deno.consoleSize().columns || null;
+  } catch {
+    return null;
+  }
+}
+
+/** `courier status`: loaded by statusCommand.run only when the command runs. */
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseCommandArgs("status", argv, {
+    config: { type: "string", short: "c" },
+    json: { type: "boolean" },
+  });
+  const settings = await loadSettings(configPathFrom(values.config));
+  const now = new Date();
+  const names = settings.feeds.map((f) => f.name);
+  const records = readFeedRecords(settings.dbDir, names, new Date(now.getTime() - DAY_MS));
+  let successes: Map<string, Date>;
+  try {
+    successes = await readLastSuccess(settings.lastLoadedPath);
+  } catch (error) {
+    throw new UserError(`courier status: ${(error as Error).message}`, 1);
+  }
+  // Many feeds share a few schedules, and each Cron built costs ~50 us.
+  const nextRuns = new Map<string, Date | null>();
+  const nextRun = (cron: string) => {
+    if (!nextRuns.has(cron)) nextRuns.set(cron, nextCronRun(cron, now));
+    return nextRuns.get(cron)!;
+  };
+  const feeds: FeedStatus[] = settings.feeds.map((feed) => {
+    const record = records?.get(feed.name);
+    return {
+      name: feed.name,
+      cron: feed.cron,
+      nextRun: nextRun(feed.cron),
+      lastSuccess: successes.get(feed.name) ?? null,
+      lastRun: lastRunOf(record?.lastRun ?? null),
+      sentTotal: record?.sentTotal ?? 0,
+      sent24h: record?.sentSince ?? 0,
+    };
+  });
+  if (values.json) {
+    writeOut(renderStatusJson(feeds, now));
+    return 0;
+  }
+  const terminal = Deno.stdout.isTerminal();
+  writeOut(renderStatusTable(feeds, {
+    now,
+    width: terminal ? terminalWidth() : null,
+    color: terminal && (Deno.env.get("NO_COLOR") ?? "") === "",
+  }));
+  return 0;
+}
