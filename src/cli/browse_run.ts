@@ -72,7 +72,7 @@ export function readTokenFile(path: string): string {
 /** `courier browse`: loaded by browseCommand.run only when the command runs. */
 export async function run(argv: string[]): Promise<number> {
   if (argv[0] === "--query-worker") {
-    // How a compiled courier starts its own query workers (see src/browse/pool.ts).
+    // How a compiled courier starts its own query workers (see src/browse/spawn.ts).
     await runWorker();
     return 0;
   }
