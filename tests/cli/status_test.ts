@@ -304,7 +304,9 @@ Deno.test("status: a bad config is reported like once reports it, exit 2", () =>
     const r = await env.status();
     assert.equal(r.code, 2);
     assert.equal(r.stdout, "");
-    assert.match(r.stderr, /^courier status: .*config\.yml:\d+:\d+: feeds\[0\]/);
+    // Located problems print one a line, as they are (as for once and validate).
+    assert.match(r.stderr, /^\S*config\.yml:\d+:\d+: feeds\[0\]/);
+    assert.match(r.stderr, /feeds\[0\]\.cron: invalid cron expression "61 \* \* \* \*"/);
     assert.ok(!r.stderr.includes("    at "), "no stack trace");
     const usage = await env.status("--feed", "x");
     assert.equal(usage.code, 2);
