@@ -4,9 +4,11 @@ import { schemaCommand } from "./schema.ts";
 import { browseCommand } from "./browse.ts";
 import { previewCommand } from "./preview.ts";
 import { onceCommand } from "./once.ts";
+import { forwardCommand } from "./forward.ts";
 
 /** Every subcommand, in the order `courier --help` lists them. Add one line per command. */
 export const COMMANDS: readonly Command[] = [
+  forwardCommand,
   onceCommand,
   browseCommand,
   validateCommand,
