@@ -223,7 +223,7 @@ Deno.test("loop: over six simulated hours each feed runs at each of its slots, a
     // The first run of each sent its entry (one INFO line each); the many no-op runs after
     // that logged nothing at info level, only at debug.
     assert.deepEqual(titles(h.bot), ["H one", "Q one"]);
-    const info = h.lines.filter((l) => / INFO  /.test(l) && !l.includes(" scheduled "));
+    const info = h.lines.filter((l) => / INFO {2}/.test(l) && !l.includes(" scheduled "));
     assert.equal(info.length, 2, info.join("\n"));
     assert.match(info[0], /feed sent feed=hourly sent=1/);
     assert.equal(linesWith(h.lines, "nothing new").length, 23 + 5);
