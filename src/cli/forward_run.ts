@@ -86,7 +86,15 @@ export async function run(argv: string[]): Promise<number> {
   let server: HealthServer | null = null;
   let removeListeners = () => {};
   let reloads: Reloads | undefined;
-  const reloadSignal = () => reloads?.request();
+  let stopping = false;
+  let reloadAsked = false;
+  // Listening from the start and to the end: SIGHUP's default action would end the process.
+  const reloadSignal = () => {
+    if (stopping) logger.warn("SIGHUP ignored: stopping");
+    else if (reloads) reloads.request();
+    else reloadAsked = true;
+  };
+  Deno.addSignalListener("SIGHUP", reloadSignal);
   try {
     let lastSuccess = new Map<string, Date>();
     try {
@@ -139,13 +147,13 @@ export async function run(argv: string[]): Promise<number> {
     reloads = new Reloads(logger, async () => {
       settings = await reload(settings, flags.configPath, runtime, loop, logger) ?? settings;
     });
-    Deno.addSignalListener("SIGHUP", reloadSignal);
     logger.info("forwarding", { feeds: settings.feeds.length, pid: Deno.pid });
+    if (reloadAsked) reloads.request();
 
     const signal = await stopped;
+    stopping = true;
     logger.info("stopping", { signal, grace_s: graceMs / 1000 });
-    Deno.removeSignalListener("SIGHUP", reloadSignal);
-    await reloads?.idle();
+    await reloads.idle();
     await loop.stop(graceMs);
     if (server) await server.shutdown();
     server = null;

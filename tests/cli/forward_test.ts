@@ -271,6 +271,10 @@ Deno.test("forward: a second SIGTERM during the grace period exits at once with 
       assert.equal(await courier.exit(), 143);
       assert.doesNotMatch(courier.stderr, /INFO {2}stopped/);
       assert.equal(env.bot.messages().length, 0);
+      // Left as by a crash: the next courier takes the lock over from the process that is gone.
+      const lock = await acquireLock(`${env.dir}/data`);
+      assert.equal(typeof lock.takenOverFrom, "number");
+      lock.release();
     } finally {
       await slow.close();
     }

@@ -612,3 +612,59 @@ Deno.test("loop: the maintenance hook runs after start and every 24 h; checkpoin
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("loop: a dry run prints each entry once over many ticks, and a new one when it appears", async () => {
+  const dir = await Deno.makeTempDir();
+  const feeds = startFeedServer();
+  const clock = new ManualClock(START);
+  const { logger } = memoryLogger();
+  const printed: string[] = [];
+  feeds.set("/n.xml", [{ id: "n1", title: "N one" }]);
+  const settings = settingsFor(dir, [{ name: "n", url: feeds.url("/n.xml"), cron: "* * * * *" }]);
+  const runtime = await Runtime.open({
+    settings,
+    feeds: settings.feeds,
+    dryRun: true,
+    messengerApi: "http://127.0.0.1:9/",
+    logger,
+    writeOut: (text) => printed.push(text),
+    clock,
+  });
+  const loop = new Loop({
+    forwarder: {
+      read: readFeed,
+      state: runtime.state,
+      outbox: runtime.outbox,
+      successLog: runtime.successLog,
+      logger,
+      concurrency: 2,
+      serialize: true,
+    },
+    clock,
+    logger,
+    timezone: "UTC",
+    lastSuccess: new Map(),
+  });
+  try {
+    loop.start(settings.feeds);
+    await loop.runsEnded();
+    for (let i = 0; i < 5; i++) {
+      await clock.advance(MINUTE);
+      await loop.runsEnded();
+    }
+    feeds.set("/n.xml", [{ id: "n1", title: "N one" }, { id: "n2", title: "N two" }]);
+    for (let i = 0; i < 5; i++) {
+      await clock.advance(MINUTE);
+      await loop.runsEnded();
+    }
+    assert.equal(printed.length, 2, printed.join(""));
+    assert.match(printed[0], /<b>N one<\/b>/);
+    assert.match(printed[1], /<b>N two<\/b>/);
+    assert.equal(feeds.hits("/n.xml"), 11);
+  } finally {
+    await loop.stop(0);
+    await runtime.close();
+    await feeds.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
