@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { stringify } from "yaml";
 import { acquireLock } from "../../src/store/lock.ts";
+import { runCli } from "../support/cli.ts";
 import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
 import { deferred } from "../support/forward_stubs.ts";
 import { type FeedServer, rss, startFeedServer } from "../support/once_feeds.ts";
@@ -308,4 +309,29 @@ Deno.test("once: the first SIGINT lets the run end, prints the summary and exits
     } finally {
       await slow.close();
     }
+  }));
+
+Deno.test("forward: bad flags are usage errors (exit 2, one line, nothing started)", () =>
+  withEnv(async (env) => {
+    await env.writeConfig({ feeds: [feed("news", env.feeds.url("/news.xml"))] });
+    const cases: [string[], RegExp][] = [
+      [
+        ["--grace", "soon"],
+        /^courier forward: --grace must be a number of seconds >= 0, got "soon"$/,
+      ],
+      [["--metrics", "http://x:1"], /^courier forward: --metrics "http:\/\/x:1": give HOST:PORT/],
+      [["--log-level", "loud"], /^courier forward: --log-level must be one of debug, info/],
+      [["--concurrency", "0"], /^courier forward: --concurrency must be a positive integer/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(["forward", "-c", env.config, ...args], { cwd: env.dir });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr.trim(), message);
+      assert.equal(r.stderr.trim().split("\n").length, 1);
+    }
+    assert.equal(env.feeds.hits("/news.xml"), 0);
+    const help = await runCli(["forward", "--help"]);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /--grace SECONDS/);
+    assert.match(help.stdout, /SIGHUP/);
   }));

@@ -15,7 +15,14 @@ import { ForwardMetrics } from "../../src/forward/metrics.ts";
 import { runOnce } from "../../src/forward/once.ts";
 import { Runtime } from "../../src/forward/runtime.ts";
 import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
-import { deferred, memoryLogger } from "../support/forward_stubs.ts";
+import {
+  deferred,
+  makeFeed,
+  memoryLogger,
+  RecordingOutbox,
+  StubReader,
+} from "../support/forward_stubs.ts";
+import { readOnlyState } from "../../src/forward/dry_run.ts";
 import { ManualClock } from "../support/manual_clock.ts";
 import { type FeedServer, rss, startFeedServer } from "../support/once_feeds.ts";
 import { parseExposition, sampleValue } from "../support/prom_text.ts";
@@ -667,4 +674,43 @@ Deno.test("loop: a dry run prints each entry once over many ticks, and a new one
     await feeds.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+/** A clock whose timers never fire: the event loop of a process that is stuck. */
+class StuckClock extends ManualClock {
+  override setTimeout(): number {
+    return -1;
+  }
+}
+
+Deno.test("loop: health is ok while ticks come as planned, stalled once the planned tick is overdue", async () => {
+  const clock = new StuckClock(START);
+  const { logger } = memoryLogger();
+  const loop = new Loop({
+    forwarder: {
+      read: new StubReader().read,
+      state: readOnlyState(null),
+      outbox: new RecordingOutbox(),
+      successLog: { record: () => Promise.resolve() },
+      logger,
+      concurrency: 1,
+    },
+    clock,
+    logger,
+    timezone: "UTC",
+    lastSuccess: new Map([["a", new Date(START)]]),
+  });
+  loop.start([makeFeed("a", { cron: "0 * * * *" })]);
+  assert.deepEqual(loop.health(30_000), {
+    ok: true,
+    feeds: 1,
+    lastTick: new Date(START),
+  });
+  // The loop planned to look again within a minute; 90 s later it has not.
+  await clock.advance(90_000);
+  assert.equal(loop.health(30_000).ok, true, "30 s late is within the slack");
+  await clock.advance(1);
+  assert.equal(loop.health(30_000).ok, false);
+  await loop.stop(0);
+  assert.equal(loop.health(30_000).ok, true, "a stopped loop plans no tick");
 });
