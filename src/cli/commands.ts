@@ -5,9 +5,11 @@ import { browseCommand } from "./browse.ts";
 import { previewCommand } from "./preview.ts";
 import { onceCommand } from "./once.ts";
 import { statusCommand } from "./status.ts";
+import { forwardCommand } from "./forward.ts";
 
 /** Every subcommand, in the order `courier --help` lists them. Add one line per command. */
 export const COMMANDS: readonly Command[] = [
+  forwardCommand,
   statusCommand,
   onceCommand,
   browseCommand,

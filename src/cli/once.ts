@@ -7,7 +7,7 @@ export const onceCommand: Command = {
   name: "once",
   summary: "run every feed once (fetch, send new entries), then exit",
   help: `Usage: courier once [-c FILE] [--feed NAME]... [--dry-run] [--concurrency N]
-                   [--messenger-api URL]
+                   [--messenger-api URL] [--log-level LEVEL]
 
 Runs every feed of the config once (or only the named ones): fetches it, sends the entries
 not sent before to its channel, oldest first, records them, then prints a summary per feed
@@ -25,13 +25,17 @@ Options:
   --concurrency N        feeds fetched at once (default ${DEFAULT_CONCURRENCY})
   --messenger-api URL    Bot API base URL (default: $COURIER_MESSENGER_API, else
                          ${DEFAULT_MESSENGER_API})
+  --log-level LEVEL      debug, info, warn or error (default: $COURIER_LOG_LEVEL, else info)
 
 Delivery stays within Telegram's limits (20 messages a minute per channel, 30 a second in
 all), waits as told on 429, retries 5xx and network errors, and follows chat migrations.
 A 401 (bad token) stops the run.
 
+The first Ctrl-C (SIGINT) or SIGTERM starts no new feed, lets the sends under way finish,
+records them and prints the summary; a second one stops at once (nothing sent is lost).
+
 Exit codes: 0 every feed succeeded, 1 a feed or a delivery failed (or another courier holds
-the data directory), 2 usage or config error.`,
+the data directory), 2 usage or config error, 130/143 stopped by SIGINT/SIGTERM.`,
   // The implementation (and its dependencies) is loaded only when this command runs.
   run: async (argv) => (await import("./once_run.ts")).run(argv),
 };

@@ -1,13 +1,14 @@
-import { configPathFrom, loadSettings } from "../config/load.ts";
+import { loadSettings } from "../config/load.ts";
 // Not mod.ts: that loads the parser, which a steady-state run never needs (read.ts loads it
 // when a body first needs parsing).
 import { readFeed } from "../feeds/read.ts";
 import { runOnce } from "../forward/once.ts";
-import { messengerApiFrom, Runtime, selectFeeds } from "../forward/runtime.ts";
+import { Runtime, selectFeeds } from "../forward/runtime.ts";
 import { formatProgress, formatSummary } from "../forward/summary.ts";
 import { stderrLogger } from "../log/logger.ts";
-import { parseCommandArgs, parsePositiveInt } from "./args.ts";
-import { DEFAULT_CONCURRENCY } from "./once.ts";
+import { parseCommandArgs } from "./args.ts";
+import { readRunFlags, RUN_OPTIONS } from "./run_flags.ts";
+import { EXIT_CODE, onStopSignals, type StopSignal } from "./signals.ts";
 
 const encoder = new TextEncoder();
 const writeOut = (text: string) => Deno.stdout.writeSync(encoder.encode(text));
@@ -40,20 +41,13 @@ function progressLine(total: number) {
 /** `courier once`: loaded by onceCommand.run only when the command runs. */
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs("once", argv, {
-    config: { type: "string", short: "c" },
+    ...RUN_OPTIONS,
     feed: { type: "string", multiple: true },
-    "dry-run": { type: "boolean" },
-    concurrency: { type: "string" },
-    "messenger-api": { type: "string" },
   });
-  const concurrency = values.concurrency === undefined
-    ? DEFAULT_CONCURRENCY
-    : parsePositiveInt("once", "concurrency", values.concurrency);
-  const dryRun = values["dry-run"] === true;
-  const messengerApi = messengerApiFrom(values["messenger-api"]);
-  const settings = await loadSettings(configPathFrom(values.config));
+  const { configPath, dryRun, concurrency, messengerApi, logLevel } = readRunFlags("once", values);
+  const settings = await loadSettings(configPath);
   const feeds = selectFeeds("once", settings, values.feed ?? []);
-  const logger = stderrLogger();
+  const logger = stderrLogger(undefined, logLevel);
 
   const runtime = await Runtime.open({
     settings,
@@ -62,6 +56,17 @@ export async function run(argv: string[]): Promise<number> {
     messengerApi,
     logger,
     writeOut,
+  });
+  // The first Ctrl-C (or SIGTERM) starts no new feed and lets the sends under way finish;
+  // the summary is still printed. A second one exits at once.
+  const stop = new AbortController();
+  let stoppedBy: StopSignal | null = null;
+  const removeListeners = onStopSignals((signal) => {
+    stoppedBy = signal;
+    logger.warn("stopping: the sends under way finish, then the summary (again to stop now)", {
+      signal,
+    });
+    stop.abort(new Error(`${signal} received`));
   });
   try {
     const progress = progressLine(feeds.length);
@@ -76,6 +81,7 @@ export async function run(argv: string[]): Promise<number> {
       migrations: runtime.migrations,
       serialize: dryRun,
       fetchClientFor: runtime.fetchClientFor,
+      signal: stop.signal,
       onSent: () => progress.sent(),
       onFeedDone: (result) => progress.feedDone(result.error === null),
     });
@@ -85,8 +91,10 @@ export async function run(argv: string[]): Promise<number> {
         (dryRun ? "\n(dry run: nothing was sent or recorded)\n" : "\n"),
     );
     if (summary.fatal !== null) console.error(`courier once: ${summary.fatal}`);
+    if (stoppedBy !== null) return EXIT_CODE[stoppedBy];
     return summary.results.every((r) => r.error === null) ? 0 : 1;
   } finally {
+    removeListeners();
     await runtime.close();
   }
 }

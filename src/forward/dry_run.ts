@@ -21,15 +21,36 @@ export class PrintingOutbox implements Outbox {
 
 /**
  * The state of a dry run: reads what a database holds (or nothing when there is none yet) and
- * writes nothing, so a dry run shows exactly what a real run would send now.
+ * writes nothing to it, so a dry run shows exactly what a real run would send now. What it
+ * "sent" or skipped is remembered in memory for the life of the process, so a dry-run
+ * `forward` prints each entry once, as a real one would send it, not at every tick.
  */
 export function readOnlyState(base: ForwardState | null): ForwardState {
+  const printed = new Map<string, Set<string>>();
+  const remember = (feed: string) => {
+    let ids = printed.get(feed);
+    if (!ids) printed.set(feed, ids = new Set());
+    return ids;
+  };
   return {
-    lookup: (feed, ids) =>
-      base ? base.lookup(feed, ids) : Promise.resolve({ known: false, seen: new Set<string>() }),
+    lookup: async (feed, ids) => {
+      const found = base ? await base.lookup(feed, ids) : { known: false, seen: new Set<string>() };
+      const mine = printed.get(feed);
+      if (!mine) return found;
+      const seen = new Set(found.seen);
+      for (const id of ids) if (mine.has(id)) seen.add(id);
+      return { known: true, seen };
+    },
     validators: (feed) => base ? base.validators(feed) : Promise.resolve(new Map()),
-    recordFirstSighting: () => Promise.resolve(),
-    markSent: () => Promise.resolve(),
+    recordFirstSighting: (feed, skipped) => {
+      const ids = remember(feed);
+      for (const entry of skipped) ids.add(entry.id);
+      return Promise.resolve();
+    },
+    markSent: (feed, entry) => {
+      remember(feed).add(entry.id);
+      return Promise.resolve();
+    },
     finishRun: () => Promise.resolve(),
   };
 }

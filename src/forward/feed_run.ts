@@ -34,6 +34,8 @@ export interface SuccessLog {
 
 export interface FeedResult extends RunCounts {
   channel: string;
+  /** Where a failed run stopped: reading the feed, sending, or recording the run. */
+  step?: "fetch" | "send" | "record";
 }
 
 export interface FeedRunContext {
@@ -97,7 +99,8 @@ export async function runFeed(
       result.new = toSend.length;
     } catch (error) {
       result.error = ctx.signal.aborted ? stopped(ctx.signal) : messageOf(error);
-      return await finish(result, startedAt, undefined, ctx);
+      result.step = "fetch";
+      return await finish(feed, result, startedAt, undefined, ctx);
     }
     // Nothing to send (the steady state): no need to wait for the channel.
     if (toSend.length > 0) {
@@ -110,12 +113,19 @@ export async function runFeed(
         if (fatal) ctx.onFatal?.(error);
         result.error = ctx.signal.aborted && !fatal ? stopped(ctx.signal) : messageOf(error);
         result.failed = result.new - result.sent;
+        result.step = "send";
       }
     }
   } finally {
     turn.done();
   }
-  return await finish(result, startedAt, result.error === null ? validators : undefined, ctx);
+  return await finish(
+    feed,
+    result,
+    startedAt,
+    result.error === null ? validators : undefined,
+    ctx,
+  );
 }
 
 async function plan(feed: FeedSettings, ctx: FeedRunContext) {
@@ -207,6 +217,7 @@ async function deliver(
 }
 
 async function finish(
+  feed: FeedSettings,
   result: FeedResult,
   startedAt: Date,
   validators: Map<string, Validators> | undefined,
@@ -229,10 +240,14 @@ async function finish(
     if (result.error === null) await ctx.successLog.record(result.feed, finishedAt);
   } catch (error) {
     result.error = messageOf(error);
+    result.step = "record";
   }
   if (result.error !== null) {
+    // The one line a failed run logs: which feed, where it stopped, why.
     ctx.logger.error("feed failed", {
       feed: result.feed,
+      url: feed.urls.length === 1 ? feed.urls[0] : feed.urls.join(" "),
+      step: result.step,
       error: result.error,
       unsent: result.failed,
     });

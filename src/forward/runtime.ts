@@ -8,7 +8,9 @@ import type { FeedSettings, Settings } from "../config/types.ts";
 import { type Clock, realClock, sleep } from "../log/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import { redactUrl } from "../log/secret.ts";
-import { BotApi, DEFAULT_MESSENGER_API, type Outbox } from "../messenger/bot_api.ts";
+import { BotApi, DEFAULT_MESSENGER_API, type Outbox, type Sent } from "../messenger/bot_api.ts";
+import type { Message } from "../messenger/format.ts";
+import { Pacer } from "../messenger/pacer.ts";
 import { openProxyClient, type ProxyClient } from "../net/client.ts";
 import { parseProxy } from "../net/proxy.ts";
 import { Store } from "../store/db.ts";
@@ -111,13 +113,35 @@ export interface RuntimeOptions {
   writeOut: (text: string) => void;
   /** Every timer of the state and the messenger runs on it; default the process's. */
   clock?: Clock;
+  /** Told the HTTP status of every Bot API answer. */
+  onMessengerResponse?: (status: number) => void;
+}
+
+/**
+ * The outbox every run sends through; what it sends with can be swapped (a reload with a new
+ * token or messenger proxy) while runs hold on to this one object.
+ */
+export class SwitchableOutbox implements Outbox {
+  constructor(public current: Outbox) {}
+
+  send(chat: string, message: Message, signal?: AbortSignal): Promise<Sent> {
+    return this.current.send(chat, message, signal);
+  }
+}
+
+/** What decides how the messenger is reached; a reload that changes it builds a new client. */
+function messengerKey(settings: Settings): string {
+  return JSON.stringify([settings.token.reveal(), settings.messengerProxy]);
 }
 
 /** The opened runtime; `close` releases everything, in the reverse order of opening. */
 export class Runtime {
+  #messengerKey = "";
+  #makeBotApi: ((settings: Settings) => BotApi) | null = null;
+
   private constructor(
     readonly state: ForwardState,
-    readonly outbox: Outbox,
+    readonly outbox: SwitchableOutbox,
     readonly successLog: SuccessLog,
     /** Chat migrations known so far (old id → new id), kept current as the messenger reports them. */
     readonly migrations: Map<string, string>,
@@ -143,7 +167,7 @@ export class Runtime {
         store = await Store.open(settings.dbDir, { readOnly: true });
         return new Runtime(
           readOnlyState(store),
-          new PrintingOutbox(options.writeOut),
+          new SwitchableOutbox(new PrintingOutbox(options.writeOut)),
           { record: () => Promise.resolve() },
           new Map(),
           proxies,
@@ -160,33 +184,65 @@ export class Runtime {
       const opened = (await Store.open(settings.dbDir, { clock }))!;
       store = opened;
       const migrations = await opened.chatMigrations();
-      const outbox = new BotApi({
-        baseUrl: options.messengerApi,
-        token: settings.token,
-        client: proxies.get(settings.messengerProxy),
-        logger,
-        now: () => clock.monotonic(),
-        sleep: (ms, signal) => sleep(clock, ms, signal),
-        onMigrate: async (from, to) => {
-          migrations.set(from, to);
-          await opened.recordChatMigration(from, to, new Date(clock.now()));
-        },
-      });
-      return new Runtime(
+      // One pacer for the life of the process: Telegram's limits hold across feeds, ticks and
+      // a reload that replaces the client.
+      const pacer = new Pacer();
+      const makeBotApi = (current: Settings) =>
+        new BotApi({
+          baseUrl: options.messengerApi,
+          token: current.token,
+          client: proxies.get(current.messengerProxy),
+          pacer,
+          logger,
+          now: () => clock.monotonic(),
+          sleep: (ms, signal) => sleep(clock, ms, signal),
+          onMigrate: async (from, to) => {
+            migrations.set(from, to);
+            await opened.recordChatMigration(from, to, new Date(clock.now()));
+          },
+          onResponse: options.onMessengerResponse,
+        });
+      const runtime = new Runtime(
         opened,
-        outbox,
+        new SwitchableOutbox(makeBotApi(settings)),
         new LastSuccessFile(settings.lastLoadedPath, { clock }),
         migrations,
         proxies,
         opened,
         lock,
       );
+      runtime.#makeBotApi = makeBotApi;
+      runtime.#messengerKey = messengerKey(settings);
+      return runtime;
     } catch (error) {
       store?.close();
       lock?.release();
       await proxies.close();
       throw error;
     }
+  }
+
+  /**
+   * Takes a reloaded config's proxies and messenger settings: opens the proxy clients it names,
+   * and when its token or messenger proxy differ, sends every later message with a new client
+   * (same pacer). Returns whether the messenger changed, and the closing of the proxy clients
+   * no longer named, to run once the runs started before have ended.
+   */
+  async reconfigure(
+    settings: Settings,
+  ): Promise<{ messengerChanged: boolean; closeDropped: () => Promise<void> }> {
+    const dryRun = this.#makeBotApi === null;
+    const closeDropped = await this.proxies.update([
+      ...settings.feeds.map((f) => f.proxy),
+      ...(dryRun ? [] : [settings.messengerProxy]),
+    ]);
+    const key = dryRun ? "" : messengerKey(settings);
+    const messengerChanged = key !== this.#messengerKey;
+    if (messengerChanged) {
+      this.outbox.current = this.#makeBotApi!(settings);
+      this.#messengerKey = key;
+    }
+    return { messengerChanged, closeDropped };
   }
 
   /** The HTTP client that carries a feed's proxy; undefined for a direct connection. */

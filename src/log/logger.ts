@@ -60,18 +60,26 @@ export function createLogger(options: LoggerOptions): Logger {
 
 const encoder = new TextEncoder();
 
+export const LEVELS: readonly Level[] = ["debug", "info", "warn", "error"];
+
+/** The level a string names, or undefined. */
+export function levelFrom(value: string | undefined): Level | undefined {
+  return LEVELS.find((l) => l === value);
+}
+
 /**
  * The process logger on stderr. Format comes from `--log-format` (set by main) or
  * `$COURIER_LOG_FORMAT`; colour only on a TTY and never when `NO_COLOR` is set.
  */
-export function stderrLogger(format?: "text" | "json", level: Level = "info"): Logger {
+export function stderrLogger(format?: "text" | "json", level?: Level): Logger {
   const envFormat = Deno.env.get("COURIER_LOG_FORMAT");
   const chosen = format ?? (envFormat === "json" ? "json" : "text");
   const noColor = (Deno.env.get("NO_COLOR") ?? "") !== "";
   return createLogger({
     format: chosen,
     color: !noColor && Deno.stderr.isTerminal(),
-    level: (Deno.env.get("COURIER_LOG_LEVEL") as Level | undefined) ?? level,
+    // A flag (`level`) wins over the environment; an unknown value there means the default.
+    level: level ?? levelFrom(Deno.env.get("COURIER_LOG_LEVEL")) ?? "info",
     write: (line) => Deno.stderr.writeSync(encoder.encode(line + "\n")),
   });
 }

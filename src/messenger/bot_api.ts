@@ -43,6 +43,8 @@ export interface BotApiOptions {
   logger?: Logger;
   /** Told when the messenger moved a chat, so the new id can be remembered. */
   onMigrate?: (from: string, to: string) => void | Promise<void>;
+  /** Told the HTTP status of every answer the API gave (metrics count them by code). */
+  onResponse?: (status: number) => void;
 }
 
 interface ApiAnswer {
@@ -165,8 +167,11 @@ export class BotApi implements Outbox {
   > {
     const body: Record<string, unknown> = { chat_id: chat, text: message.html, parse_mode: "HTML" };
     if (!message.previews) body.link_preview_options = { is_disabled: true };
+    // A request under way is not cut by `signal` (a stop): the messenger may already have
+    // posted it, and only its answer lets the run mark it sent. Its own timeout bounds it;
+    // the waits before it and between retries do end at once.
+    if (signal?.aborted) throw signal.reason;
     const timeout = AbortSignal.timeout(this.#opts.timeoutMs ?? 30_000);
-    const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let response: Response;
     let answer: ApiAnswer | null = null;
     try {
@@ -174,9 +179,10 @@ export class BotApi implements Outbox {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
-        signal: both,
+        signal: timeout,
         ...(this.#opts.client ? { client: this.#opts.client } : {}),
       } as RequestInit);
+      this.#opts.onResponse?.(response.status);
       const text = await response.text();
       try {
         answer = JSON.parse(text) as ApiAnswer;

@@ -1,0 +1,243 @@
+/**
+ * `courier forward`: the process's life in one place (as miniflux's daemon.go): open the
+ * runtime (the data_dir lock is held until the end), start the loop and the metrics server,
+ * then wait for signals: SIGHUP reloads, the first SIGINT/SIGTERM stops in a fixed order (the
+ * loop with its grace, the metrics server, the runtime), a second exits at once.
+ */
+import { ConfigError, loadSettings } from "../config/load.ts";
+import type { Settings } from "../config/types.ts";
+import { readFeed } from "../feeds/read.ts";
+import {
+  type HealthServer,
+  MetricsAddressError,
+  parseMetricsAddress,
+  serveHealth,
+} from "../forward/health_server.ts";
+import { Loop } from "../forward/loop.ts";
+import { ForwardMetrics } from "../forward/metrics.ts";
+import { Runtime } from "../forward/runtime.ts";
+import { realClock } from "../log/clock.ts";
+import { type Logger, stderrLogger } from "../log/logger.ts";
+import { readLastSuccess } from "../store/last_success.ts";
+import { parseCommandArgs } from "./args.ts";
+import { UsageError, UserError } from "./errors.ts";
+import { DEFAULT_GRACE_S } from "./forward.ts";
+import { readRunFlags, RUN_OPTIONS } from "./run_flags.ts";
+import { onStopSignals, type StopSignal } from "./signals.ts";
+
+const encoder = new TextEncoder();
+const writeOut = (text: string) => Deno.stdout.writeSync(encoder.encode(text));
+
+/** How late the loop's planned tick may be before /healthz says it stalled. */
+const HEALTH_SLACK_MS = 30_000;
+
+function parseGrace(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_GRACE_S * 1000;
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !Number.isFinite(seconds)) {
+    throw new UsageError(
+      `courier forward: --grace must be a number of seconds >= 0, got "${value}"`,
+    );
+  }
+  return seconds * 1000;
+}
+
+/** Settings a running process cannot take without a restart, with their config key. */
+const RESTART_ONLY: [keyof Settings, string][] = [
+  ["dataDir", "data_dir"],
+  ["dbDir", "db_dir"],
+  ["lastLoadedPath", "last_loaded_path"],
+];
+
+const list = (names: string[]) => names.length === 0 ? "none" : names.join(",");
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseCommandArgs("forward", argv, {
+    ...RUN_OPTIONS,
+    grace: { type: "string" },
+    metrics: { type: "string" },
+  });
+  const flags = readRunFlags("forward", values);
+  const graceMs = parseGrace(values.grace);
+  let listen: { hostname: string; port: number } | null = null;
+  if (values.metrics !== undefined) {
+    try {
+      listen = parseMetricsAddress(values.metrics);
+    } catch (error) {
+      if (error instanceof MetricsAddressError) {
+        throw new UsageError(`courier forward: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+  let settings = await loadSettings(flags.configPath);
+  const logger = stderrLogger(undefined, flags.logLevel);
+  const metrics = new ForwardMetrics();
+
+  const runtime = await Runtime.open({
+    settings,
+    feeds: settings.feeds,
+    dryRun: flags.dryRun,
+    messengerApi: flags.messengerApi,
+    logger,
+    writeOut,
+    onMessengerResponse: (status) => metrics.recordMessengerResponse(status),
+  });
+  let server: HealthServer | null = null;
+  let removeListeners = () => {};
+  let reloads: Reloads | undefined;
+  let stopping = false;
+  let reloadAsked = false;
+  // Listening from the start and to the end: SIGHUP's default action would end the process.
+  const reloadSignal = () => {
+    if (stopping) logger.warn("SIGHUP ignored: stopping");
+    else if (reloads) reloads.request();
+    else reloadAsked = true;
+  };
+  Deno.addSignalListener("SIGHUP", reloadSignal);
+  try {
+    let lastSuccess = new Map<string, Date>();
+    try {
+      lastSuccess = await readLastSuccess(settings.lastLoadedPath);
+    } catch (error) {
+      // Only the catch-up at start depends on it: every feed then runs once at start.
+      logger.warn("last-success file unreadable; every feed runs at start", {
+        error: (error as Error).message,
+      });
+    }
+    const loop = new Loop({
+      forwarder: {
+        read: readFeed,
+        state: runtime.state,
+        outbox: runtime.outbox,
+        successLog: runtime.successLog,
+        logger,
+        concurrency: flags.concurrency,
+        migrations: runtime.migrations,
+        serialize: flags.dryRun,
+        fetchClientFor: runtime.fetchClientFor,
+      },
+      clock: realClock,
+      logger,
+      metrics,
+      lastSuccess,
+    });
+
+    let stopWith: (signal: StopSignal) => void = () => {};
+    const stopped = new Promise<StopSignal>((resolve) => stopWith = resolve);
+    removeListeners = onStopSignals((signal) => stopWith(signal));
+
+    if (listen !== null) {
+      try {
+        server = serveHealth({
+          ...listen,
+          metrics,
+          health: () => loop.health(HEALTH_SLACK_MS),
+        });
+      } catch (error) {
+        if (error instanceof MetricsAddressError) {
+          throw new UserError(`courier forward: ${error.message}`, 1);
+        }
+        throw error;
+      }
+      logger.info("serving /healthz and /metrics", { url: server.url });
+    }
+
+    loop.start(settings.feeds);
+    reloads = new Reloads(logger, async () => {
+      settings = await reload(settings, flags.configPath, runtime, loop, logger) ?? settings;
+    });
+    logger.info("forwarding", { feeds: settings.feeds.length, pid: Deno.pid });
+    if (reloadAsked) reloads.request();
+
+    const signal = await stopped;
+    stopping = true;
+    logger.info("stopping", { signal, grace_s: graceMs / 1000 });
+    await reloads.idle();
+    await loop.stop(graceMs);
+    if (server) await server.shutdown();
+    server = null;
+    logger.info("stopped");
+    return 0;
+  } finally {
+    Deno.removeSignalListener("SIGHUP", reloadSignal);
+    removeListeners();
+    if (server) await server.shutdown();
+    await runtime.close();
+  }
+}
+
+/** SIGHUPs, handled one after the other; one arriving during a reload runs once after it. */
+class Reloads {
+  #running: Promise<void> | null = null;
+  #again = false;
+
+  constructor(private readonly logger: Logger, private readonly work: () => Promise<void>) {}
+
+  request(): void {
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = (async () => {
+      do {
+        this.#again = false;
+        try {
+          await this.work();
+        } catch (error) {
+          this.logger.error("reload failed", { error: (error as Error).message.split("\n")[0] });
+        }
+      } while (this.#again);
+    })().finally(() => this.#running = null);
+  }
+
+  async idle(): Promise<void> {
+    await this.#running;
+  }
+}
+
+/** Loads the config again and applies it; returns the new settings, or null when refused. */
+async function reload(
+  current: Settings,
+  configPath: string,
+  runtime: Runtime,
+  loop: Loop,
+  logger: Logger,
+): Promise<Settings | null> {
+  logger.info("reloading", { config: configPath });
+  let next: Settings;
+  try {
+    next = await loadSettings(configPath);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // One line saying so, then each problem as `validate` prints it (file:line:col: key: why).
+    logger.error("reload failed; the running config stays", { problems: error.problems.length });
+    for (const problem of error.problems) logger.error(problem);
+    return null;
+  }
+  const moved = RESTART_ONLY.filter(([key]) => current[key] !== next[key]);
+  if (moved.length > 0) {
+    logger.error("reload failed; the running config stays", { problems: moved.length });
+    for (const [key, name] of moved) {
+      logger.error(
+        `${next.configPath}: ${name} changed from ${current[key]} to ${next[key]}: ` +
+          `this needs a restart of courier forward`,
+      );
+    }
+    return null;
+  }
+  const { messengerChanged, closeDropped } = await runtime.reconfigure(next);
+  const changes = loop.reload(next.feeds);
+  // Runs started with the old settings may still use a dropped proxy client.
+  loop.runsEnded().then(closeDropped).catch((error) => {
+    logger.warn("could not close a proxy client", { error: (error as Error).message });
+  });
+  logger.info("reloaded", {
+    feeds: next.feeds.length,
+    added: list(changes.added),
+    changed: list(changes.changed),
+    removed: list(changes.removed),
+    messenger: messengerChanged ? "updated" : "unchanged",
+  });
+  return next;
+}

@@ -1,0 +1,60 @@
+/**
+ * The flags `once` and `forward` share (config, dry run, concurrency, messenger API, log level),
+ * read the same way by both.
+ */
+import { configPathFrom } from "../config/load.ts";
+import { messengerApiFrom } from "../forward/runtime.ts";
+import { type Level, levelFrom, LEVELS } from "../log/logger.ts";
+import { parsePositiveInt } from "./args.ts";
+import { UsageError } from "./errors.ts";
+import { DEFAULT_CONCURRENCY } from "./once.ts";
+
+export const RUN_OPTIONS = {
+  config: { type: "string", short: "c" },
+  "dry-run": { type: "boolean" },
+  concurrency: { type: "string" },
+  "messenger-api": { type: "string" },
+  "log-level": { type: "string" },
+} as const;
+
+export interface RunFlags {
+  configPath: string;
+  dryRun: boolean;
+  concurrency: number;
+  messengerApi: string;
+  /** undefined: $COURIER_LOG_LEVEL, else info. */
+  logLevel: Level | undefined;
+}
+
+export function readRunFlags(
+  command: string,
+  values: {
+    config?: string;
+    "dry-run"?: boolean;
+    concurrency?: string;
+    "messenger-api"?: string;
+    "log-level"?: string;
+  },
+): RunFlags {
+  const concurrency = values.concurrency === undefined
+    ? DEFAULT_CONCURRENCY
+    : parsePositiveInt(command, "concurrency", values.concurrency);
+  let logLevel: Level | undefined;
+  if (values["log-level"] !== undefined) {
+    logLevel = levelFrom(values["log-level"]);
+    if (logLevel === undefined) {
+      throw new UsageError(
+        `courier ${command}: --log-level must be one of ${LEVELS.join(", ")}, got "${
+          values["log-level"]
+        }"`,
+      );
+    }
+  }
+  return {
+    configPath: configPathFrom(values.config),
+    dryRun: values["dry-run"] === true,
+    concurrency,
+    messengerApi: messengerApiFrom(values["messenger-api"]),
+    logLevel,
+  };
+}

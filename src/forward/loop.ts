@@ -1,0 +1,351 @@
+/**
+ * The long-lived loop of `courier forward`: it owns the Schedule, wakes on the injected clock,
+ * starts what is due as one forwarder run (feeds due together run concurrently and keep config
+ * order on a shared channel), never starts a feed whose previous run is still going, and
+ * survives every failure. Reload and stop are its API; the process's signals are the CLI's.
+ *
+ * It sets no real timer itself: every wait goes through the Clock, so a test drives months of
+ * schedule in milliseconds.
+ */
+import type { FeedSettings } from "../config/types.ts";
+import type { Clock, TimerId } from "../log/clock.ts";
+import type { Logger } from "../log/logger.ts";
+import type { FeedResult } from "./feed_run.ts";
+import { Forwarder, type ForwarderOptions } from "./forwarder.ts";
+import { type HealthSnapshot, schedulerHealth } from "./health_server.ts";
+import type { ForwardMetrics } from "./metrics.ts";
+import { Schedule } from "./schedule.ts";
+
+/**
+ * The longest the loop sleeps even when nothing is due sooner: the wall clock may jump
+ * (suspend/resume, an NTP step) while the timer runs on monotonic time, so the loop looks at
+ * the wall clock at least this often.
+ */
+export const MAX_SLEEP_MS = 60_000;
+/** How often the maintenance hook runs, on the loop's (monotonic) clock. */
+export const MAINTENANCE_EVERY_MS = 24 * 60 * 60 * 1000;
+
+export interface LoopOptions {
+  /** What every run needs; the loop adds its clock, its stop signal and its own callbacks. */
+  forwarder: Omit<ForwarderOptions, "signal" | "onFeedDone" | "onUnauthorized" | "clock">;
+  clock: Clock;
+  logger: Logger;
+  metrics?: ForwardMetrics;
+  /** IANA zone for every cron expression; default the process's (TZ). */
+  timezone?: string;
+  /** Feed name → time of its last successful run (the last-success file at start). */
+  lastSuccess: ReadonlyMap<string, Date>;
+  maxSleepMs?: number;
+  /** Retention and the like: once after start, then every MAINTENANCE_EVERY_MS. */
+  maintenance?: () => Promise<void>;
+  /** Cheap upkeep after a tick whose runs wrote something (a WAL checkpoint). */
+  checkpoint?: () => Promise<void>;
+}
+
+export interface ReloadChanges {
+  added: string[];
+  /** Feeds whose settings (cron, URL, channel, ...) differ. */
+  changed: string[];
+  removed: string[];
+}
+
+interface InFlight {
+  startedAt: number;
+}
+
+export class Loop {
+  readonly #options: LoopOptions;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #schedule: Schedule;
+  readonly #forwarder: Forwarder;
+  readonly #stopRuns = new AbortController();
+  readonly #maxSleepMs: number;
+  /** Current feeds by name, in config order. */
+  #feeds = new Map<string, FeedSettings>();
+  readonly #lastSuccess: Map<string, Date>;
+  readonly #inFlight = new Map<string, InFlight>();
+  /** Feeds removed by a reload while running: their metrics go when their run ends. */
+  readonly #removedWhileRunning = new Set<string>();
+  readonly #runs = new Set<Promise<void>>();
+  #timer: TimerId | undefined;
+  #maintenanceTimer: TimerId | undefined;
+  #maintaining: Promise<void> | null = null;
+  #checkpointing: Promise<void> | null = null;
+  #started = false;
+  #stopping = false;
+  /** Wall time of the last tick, and monotonic times of the last and the expected next. */
+  #lastTickWall: Date | null = null;
+  #lastTickMono: number | null = null;
+  #nextTickMono: number | null = null;
+
+  constructor(options: LoopOptions) {
+    this.#options = options;
+    this.#clock = options.clock;
+    this.#logger = options.logger;
+    this.#maxSleepMs = options.maxSleepMs ?? MAX_SLEEP_MS;
+    this.#schedule = new Schedule({ timezone: options.timezone });
+    this.#lastSuccess = new Map(options.lastSuccess);
+    this.#forwarder = new Forwarder({
+      ...options.forwarder,
+      clock: options.clock,
+      signal: this.#stopRuns.signal,
+      onUnauthorized: "continue",
+      onFeedDone: (result) => this.#feedDone(result),
+    });
+  }
+
+  /** Schedules `feeds` (config order), logs one line per feed, and runs what is due now. */
+  start(feeds: FeedSettings[]): void {
+    if (this.#started) throw new Error("loop already started");
+    this.#started = true;
+    const now = new Date(this.#clock.now());
+    this.#install(feeds, now);
+    for (const [name, at] of this.#lastSuccess) {
+      if (this.#feeds.has(name)) this.#options.metrics?.setLastSuccess(name, at);
+    }
+    for (const feed of feeds) {
+      this.#logger.info("scheduled", {
+        feed: feed.name,
+        cron: feed.cron,
+        next_run: this.#nextRunText(feed.name, now),
+      });
+    }
+    if (this.#options.maintenance) this.#maintain();
+    this.#tick();
+  }
+
+  /**
+   * Replaces the feeds (config order). New feeds and feeds whose cron changed get the catch-up
+   * rule; a run in progress finishes with the settings it started with.
+   */
+  reload(feeds: FeedSettings[]): ReloadChanges {
+    const now = new Date(this.#clock.now());
+    const before = this.#feeds;
+    const { added, changed: cronChanged, removed } = this.#install(feeds, now);
+    const changed = feeds
+      .filter((f) =>
+        before.has(f.name) &&
+        (cronChanged.includes(f.name) || JSON.stringify(before.get(f.name)) !== JSON.stringify(f))
+      )
+      .map((f) => f.name);
+    for (const name of removed) {
+      if (this.#inFlight.has(name)) this.#removedWhileRunning.add(name);
+      else this.#options.metrics?.removeFeed(name);
+    }
+    for (const name of added) {
+      const last = this.#lastSuccess.get(name);
+      if (last) this.#options.metrics?.setLastSuccess(name, last);
+    }
+    // Feeds added or changed may be due at once (catch-up).
+    if (this.#started && !this.#stopping) this.#tick();
+    return { added, changed, removed };
+  }
+
+  /** Resolves once every run in progress now has ended (to close what only they still use). */
+  async runsEnded(): Promise<void> {
+    await Promise.all([...this.#runs]);
+  }
+
+  /**
+   * Starts no new run; lets those in progress finish for `graceMs`, then aborts them (a run
+   * stops before its next send: nothing is marked sent that was not). Resolves once every
+   * run, the maintenance under way and the state's writes have settled.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.#stopping = true;
+    this.#clearTimer();
+    if (this.#maintenanceTimer !== undefined) this.#clock.clearTimeout(this.#maintenanceTimer);
+    this.#maintenanceTimer = undefined;
+    if (this.#runs.size > 0) {
+      let graceTimer: TimerId | undefined;
+      const graceOver = new Promise<"grace">((resolve) => {
+        graceTimer = this.#clock.setTimeout(() => resolve("grace"), Math.max(0, graceMs));
+      });
+      const all = this.runsEnded().then(() => "done" as const);
+      if (await Promise.race([all, graceOver]) === "grace") {
+        this.#logger.warn("stopping the runs still going after the grace period", {
+          feeds: [...this.#inFlight.keys()].join(","),
+          grace_s: graceMs / 1000,
+        });
+        this.#stopRuns.abort(new Error("stopped after the grace period"));
+      }
+      this.#clock.clearTimeout(graceTimer);
+      await all;
+    }
+    await Promise.all([this.#maintaining, this.#checkpointing]);
+    const { state, successLog } = this.#options.forwarder;
+    await Promise.all([
+      this.#settle("the runs could not be recorded", state.flush?.()),
+      this.#settle("the last-success file could not be flushed", successLog.flush?.()),
+    ]);
+  }
+
+  /** Whether the loop ticks when it planned to, for `/healthz`. */
+  health(slackMs = this.#maxSleepMs): HealthSnapshot {
+    // Monotonic times: a wall-clock jump neither stalls nor revives the loop's health.
+    const mono = (t: number | null) => (t === null ? null : new Date(t));
+    const { ok } = schedulerHealth(
+      mono(this.#lastTickMono),
+      this.#stopping ? null : mono(this.#nextTickMono),
+      new Date(this.#clock.monotonic()),
+      slackMs,
+    );
+    return { ok, feeds: this.#feeds.size, lastTick: this.#lastTickWall };
+  }
+
+  /** When each scheduled feed is next due (a past time: at once). */
+  nextRun(feed: string): Date | null {
+    return this.#schedule.nextFor(feed);
+  }
+
+  /** Feeds whose run is in progress. */
+  get running(): string[] {
+    return [...this.#inFlight.keys()];
+  }
+
+  #install(feeds: FeedSettings[], now: Date) {
+    const changes = this.#schedule.update(feeds, this.#lastSuccess, now);
+    this.#feeds = new Map(feeds.map((f) => [f.name, f]));
+    for (const feed of feeds) {
+      this.#options.metrics?.setNextRun(feed.name, this.#schedule.nextFor(feed.name));
+    }
+    return changes;
+  }
+
+  #nextRunText(feed: string, now: Date): string {
+    const next = this.#schedule.nextFor(feed);
+    if (next === null) return "never";
+    return next.getTime() <= now.getTime() ? "now (catch-up)" : next.toISOString();
+  }
+
+  #tick(): void {
+    this.#clearTimer();
+    if (this.#stopping) return;
+    const now = new Date(this.#clock.now());
+    this.#lastTickWall = now;
+    this.#lastTickMono = this.#clock.monotonic();
+    const start: FeedSettings[] = [];
+    for (const { feed: name, slot } of this.#schedule.due(now)) {
+      this.#options.metrics?.setNextRun(name, this.#schedule.nextFor(name));
+      const feed = this.#feeds.get(name);
+      if (!feed) continue;
+      if (this.#inFlight.has(name)) {
+        this.#logger.warn("previous run still going; skipping this one", {
+          feed: name,
+          slot: slot?.toISOString(),
+        });
+        this.#options.metrics?.recordOverlapSkip(name);
+        continue;
+      }
+      start.push(feed);
+    }
+    if (start.length > 0) this.#launch(start);
+    const next = this.#schedule.nextAt();
+    const wait = next === null
+      ? this.#maxSleepMs
+      : Math.min(this.#maxSleepMs, Math.max(0, next.getTime() - now.getTime()));
+    this.#nextTickMono = this.#lastTickMono + wait;
+    this.#timer = this.#clock.setTimeout(() => {
+      this.#timer = undefined;
+      this.#tick();
+    }, wait);
+  }
+
+  #launch(feeds: FeedSettings[]): void {
+    const startedAt = this.#clock.monotonic();
+    for (const feed of feeds) this.#inFlight.set(feed.name, { startedAt });
+    const run = this.#forwarder.run(feeds).then(
+      (summary) => {
+        if (summary.results.some((r) => r.sent > 0 || r.skipped > 0)) this.#checkpoint();
+      },
+      (error) => {
+        // run() reports feed failures in its results; this is a bug, and the loop goes on.
+        this.#logger.error("run failed", { error: messageOf(error) });
+        for (const feed of feeds) this.#inFlight.delete(feed.name);
+      },
+    ).finally(() => this.#runs.delete(run));
+    this.#runs.add(run);
+  }
+
+  #feedDone(result: FeedResult): void {
+    const name = result.feed;
+    const started = this.#inFlight.get(name);
+    this.#inFlight.delete(name);
+    const seconds = started ? Math.max(0, this.#clock.monotonic() - started.startedAt) / 1000 : 0;
+    const metrics = this.#options.metrics;
+    const outcome = result.error === null
+      ? "ok"
+      : this.#stopRuns.signal.aborted
+      ? "aborted"
+      : "failed";
+    if (metrics) {
+      metrics.recordRun(name, outcome, seconds);
+      if (result.sent > 0) metrics.recordSent(name, result.sent);
+    }
+    if (result.error === null) {
+      const at = new Date(this.#clock.now());
+      this.#lastSuccess.set(name, at);
+      metrics?.setLastSuccess(name, at);
+    }
+    // A failure was logged by the run itself (feed, URL, step, reason): one line per run.
+    if (result.error === null && (result.sent > 0 || result.skipped > 0)) {
+      this.#logger.info("feed sent", {
+        feed: name,
+        sent: result.sent,
+        skipped: result.skipped || undefined,
+        duration_s: Math.round(seconds * 1000) / 1000,
+      });
+    } else if (result.error === null) {
+      this.#logger.debug("feed checked: nothing new", {
+        feed: name,
+        fetched: result.fetched,
+        duration_s: Math.round(seconds * 1000) / 1000,
+      });
+    }
+    if (this.#removedWhileRunning.delete(name) && !this.#feeds.has(name)) {
+      metrics?.removeFeed(name);
+    }
+  }
+
+  #maintain(): void {
+    const hook = this.#options.maintenance;
+    if (!hook || this.#stopping) return;
+    if (this.#maintaining === null) {
+      this.#maintaining = hook().catch((error) => {
+        this.#logger.error("maintenance failed", { error: messageOf(error) });
+      }).finally(() => this.#maintaining = null);
+    }
+    this.#maintenanceTimer = this.#clock.setTimeout(() => {
+      this.#maintenanceTimer = undefined;
+      this.#maintain();
+    }, MAINTENANCE_EVERY_MS);
+  }
+
+  #checkpoint(): void {
+    const hook = this.#options.checkpoint;
+    // One at a time: a checkpoint asked for while one runs is covered by the next tick's.
+    if (!hook || this.#checkpointing !== null) return;
+    this.#checkpointing = hook().catch((error) => {
+      this.#logger.warn("checkpoint failed", { error: messageOf(error) });
+    }).finally(() => this.#checkpointing = null);
+  }
+
+  #clearTimer(): void {
+    if (this.#timer === undefined) return;
+    this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  async #settle(what: string, flushing: Promise<void> | undefined): Promise<void> {
+    try {
+      await flushing;
+    } catch (error) {
+      this.#logger.error(what, { error: messageOf(error) });
+    }
+  }
+}
+
+function messageOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0];
+}

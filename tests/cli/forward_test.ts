@@ -1,0 +1,337 @@
+/**
+ * `courier forward` as a user runs it: the real process against local feed servers and the fake
+ * Bot API, driven by signals. Conditions are polled (the process's log, the fake's messages);
+ * one test waits for one real minute boundary (the old config going on after a failed reload).
+ */
+import assert from "node:assert/strict";
+import { stringify } from "yaml";
+import { acquireLock } from "../../src/store/lock.ts";
+import { runCli } from "../support/cli.ts";
+import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
+import { deferred } from "../support/forward_stubs.ts";
+import { type FeedServer, rss, startFeedServer } from "../support/once_feeds.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const TOKEN = "123456:TEST-token_abc";
+
+/** A running courier process whose stderr and stdout are collected as they come. */
+class Courier {
+  readonly #child: Deno.ChildProcess;
+  stderr = "";
+  stdout = "";
+  readonly status: Promise<Deno.CommandStatus>;
+  readonly #drained: Promise<void>;
+
+  constructor(args: string[], cwd: string) {
+    this.#child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", "--quiet", MAIN, ...args],
+      cwd,
+      env: { NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const collect = async (stream: ReadableStream<Uint8Array>, into: "stderr" | "stdout") => {
+      for await (const text of stream.pipeThrough(new TextDecoderStream())) this[into] += text;
+    };
+    this.#drained = Promise.all([
+      collect(this.#child.stderr, "stderr"),
+      collect(this.#child.stdout, "stdout"),
+    ]).then(() => {});
+    this.status = this.#child.status;
+  }
+
+  kill(signal: Deno.Signal): void {
+    this.#child.kill(signal);
+  }
+
+  /** Polls until `condition` holds; fails (showing the log) after `seconds`. */
+  async until(what: string, condition: () => boolean, seconds = 20): Promise<void> {
+    for (let i = 0; i < seconds * 100; i++) {
+      if (condition()) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`timed out waiting for ${what}; stderr:\n${this.stderr}`);
+  }
+
+  /** Polls until the log has a line matching `pattern`; returns that line. */
+  async line(pattern: RegExp, seconds = 20): Promise<string> {
+    let found: string | undefined;
+    await this.until(
+      String(pattern),
+      () => (found = this.stderr.split("\n").find((l) => pattern.test(l))) !== undefined,
+      seconds,
+    );
+    return found!;
+  }
+
+  /** Waits for the exit and the end of its output. */
+  async exit(): Promise<number> {
+    const { code } = await this.status;
+    await this.#drained;
+    for (const text of [this.stdout, this.stderr]) {
+      assert.ok(!text.includes(TOKEN) && !text.includes("TEST-token"), `token leaked:\n${text}`);
+    }
+    return code;
+  }
+
+  /** Stops it for good (a failed test must not leave it running). */
+  async kill9(): Promise<void> {
+    try {
+      this.#child.kill("SIGKILL");
+    } catch { /* already gone */ }
+    await this.status;
+    await this.#drained;
+  }
+}
+
+interface Env {
+  dir: string;
+  config: string;
+  feeds: FeedServer;
+  bot: FakeBotApi;
+  writeConfig(doc: Record<string, unknown>): Promise<void>;
+  forward(...args: string[]): Courier;
+}
+
+function feed(name: string, url: string, extra: Record<string, unknown> = {}) {
+  return { name, channel: `@chan_${name}`, url, cron: "* * * * *", type: "rss", ...extra };
+}
+
+async function withEnv(fn: (env: Env) => Promise<void>) {
+  const dir = await Deno.makeTempDir();
+  const feeds = startFeedServer();
+  const bot = await startFakeBotApi({ token: TOKEN, limits: null });
+  const config = `${dir}/config.yml`;
+  const started: Courier[] = [];
+  const env: Env = {
+    dir,
+    config,
+    feeds,
+    bot,
+    async writeConfig(doc) {
+      await Deno.writeTextFile(
+        config,
+        stringify({ messenger_auth_token: TOKEN, data_dir: `${dir}/data`, ...doc }),
+      );
+    },
+    forward(...args) {
+      const c = new Courier(["forward", "-c", config, "--messenger-api", bot.url, ...args], dir);
+      started.push(c);
+      return c;
+    },
+  };
+  try {
+    await fn(env);
+  } finally {
+    for (const c of started) await c.kill9();
+    await feeds.close();
+    await bot.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** A port nothing listens on now. */
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+const bolds = (bot: FakeBotApi, chat?: string) => bot.messages(chat).map((m) => m.bold[0]);
+
+Deno.test("forward: catches up at start, serves /healthz and /metrics, a SIGHUP adds a feed, SIGTERM exits 0 and frees the lock", () =>
+  withEnv(async (env) => {
+    env.feeds.set("/news.xml", [{ id: "n1", title: "N one" }, {
+      id: "n2",
+      title: "N two",
+      minute: 1,
+    }]);
+    await env.writeConfig({ feeds: [feed("news", env.feeds.url("/news.xml"))] });
+    const port = freePort();
+    const courier = env.forward("--metrics", `127.0.0.1:${port}`);
+
+    assert.match(
+      await courier.line(/ scheduled feed=news/),
+      /INFO {2}scheduled feed=news cron="\* \* \* \* \*" next_run="now \(catch-up\)"/,
+    );
+    await courier.until("the catch-up posts", () => env.bot.messages().length === 2);
+    assert.deepEqual(bolds(env.bot), ["N one", "N two"]);
+    await courier.line(/feed sent feed=news sent=2/);
+
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    assert.equal(health.status, 200);
+    const body = await health.json();
+    assert.equal(body.status, "ok");
+    assert.equal(body.feeds, 1);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    assert.match(metrics, /^# TYPE courier_feed_runs_total counter$/m);
+    assert.match(metrics, /^courier_feed_entries_sent_total\{feed="news"\} 2$/m);
+    assert.match(metrics, /^courier_messenger_responses_total\{code="200"\} 2$/m);
+
+    // A feed added and SIGHUP: it catches up at once, without a restart.
+    env.feeds.set("/extra.xml", [{ id: "e1", title: "E one" }]);
+    await env.writeConfig({
+      feeds: [feed("news", env.feeds.url("/news.xml")), feed("extra", env.feeds.url("/extra.xml"))],
+    });
+    courier.kill("SIGHUP");
+    assert.match(
+      await courier.line(/ reloaded /),
+      /reloaded feeds=2 added=extra changed=none removed=none messenger=unchanged/,
+    );
+    await courier.until("the added feed posts", () => bolds(env.bot, "@chan_extra").length === 1);
+    assert.deepEqual(bolds(env.bot, "@chan_extra"), ["E one"]);
+
+    courier.kill("SIGTERM");
+    assert.equal(await courier.exit(), 0, courier.stderr);
+    assert.match(courier.stderr, /stopping signal=SIGTERM grace_s=30/);
+    assert.match(courier.stderr, /INFO {2}stopped\n/);
+    // Released, not left behind: taking it is not a takeover.
+    const lock = await acquireLock(`${env.dir}/data`);
+    assert.equal(lock.takenOverFrom, null);
+    lock.release();
+    const last = await Deno.readTextFile(`${env.dir}/data/last_success.yml`);
+    assert.match(last, /^"news": /m);
+    assert.match(last, /^"extra": /m);
+  }));
+
+Deno.test("forward: a broken config or a new data_dir on SIGHUP is refused with the located errors, and the old feeds go on", () =>
+  withEnv(async (env) => {
+    env.feeds.set("/news.xml", [{ id: "n1", title: "N one" }]);
+    const good = { feeds: [feed("news", env.feeds.url("/news.xml"))] };
+    await env.writeConfig(good);
+    const courier = env.forward();
+    await courier.until("the catch-up posts", () => env.bot.messages().length === 1);
+
+    await Deno.writeTextFile(
+      env.config,
+      stringify({
+        messenger_auth_token: TOKEN,
+        data_dir: `${env.dir}/data`,
+        feeds: [{ ...feed("news", env.feeds.url("/news.xml")), cron: "61 * * * *", chanel: "x" }],
+      }),
+    );
+    courier.kill("SIGHUP");
+    assert.match(
+      await courier.line(/reload failed/),
+      /ERROR reload failed; the running config stays problems=2/,
+    );
+    const located = `${env.config}:\\d+:\\d+: feeds\\[0\\]`;
+    await courier.line(new RegExp(`ERROR ${located}.*chanel`));
+    await courier.line(new RegExp(`ERROR ${located}\\.cron`));
+
+    await env.writeConfig({ ...good, data_dir: `${env.dir}/elsewhere` });
+    courier.kill("SIGHUP");
+    await courier.line(
+      /ERROR .*config\.yml: data_dir changed from .*\/data to .*\/elsewhere: this needs a restart/,
+    );
+    assert.equal(courier.stderr.match(/reload failed/g)?.length, 2);
+    assert.doesNotMatch(courier.stderr, / reloaded /);
+
+    // The old config goes on: at the next minute its feed runs and posts a new entry.
+    env.feeds.set("/news.xml", [{ id: "n1", title: "N one" }, { id: "n2", title: "N two" }]);
+    await courier.until("the next minute's run", () => env.bot.messages().length === 2, 75);
+    assert.deepEqual(bolds(env.bot), ["N one", "N two"]);
+
+    courier.kill("SIGINT");
+    assert.equal(await courier.exit(), 0, courier.stderr);
+  }));
+
+/** A feed server whose answers wait until released. */
+function hangingFeed() {
+  const gate = deferred();
+  let hits = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async () => {
+    hits++;
+    await gate.promise;
+    return new Response(rss("slow", [{ id: "s1", title: "S one" }]), {
+      headers: { "content-type": "application/rss+xml" },
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/slow.xml`,
+    hits: () => hits,
+    close: async () => {
+      gate.resolve();
+      await server.shutdown();
+    },
+  };
+}
+
+Deno.test("forward: a second SIGTERM during the grace period exits at once with 143", () =>
+  withEnv(async (env) => {
+    const slow = hangingFeed();
+    try {
+      await env.writeConfig({ feeds: [feed("slow", slow.url)] });
+      const courier = env.forward("--grace", "600");
+      await courier.until("the run started", () => slow.hits() === 1);
+      courier.kill("SIGTERM");
+      await courier.line(/stopping signal=SIGTERM grace_s=600/);
+      courier.kill("SIGTERM");
+      assert.equal(await courier.exit(), 143);
+      assert.doesNotMatch(courier.stderr, /INFO {2}stopped/);
+      assert.equal(env.bot.messages().length, 0);
+      // Left as by a crash: the next courier takes the lock over from the process that is gone.
+      const lock = await acquireLock(`${env.dir}/data`);
+      assert.equal(typeof lock.takenOverFrom, "number");
+      lock.release();
+    } finally {
+      await slow.close();
+    }
+  }));
+
+Deno.test("once: the first SIGINT lets the run end, prints the summary and exits 130", () =>
+  withEnv(async (env) => {
+    const slow = hangingFeed();
+    try {
+      env.feeds.set("/news.xml", [{ id: "n1", title: "N one" }]);
+      await env.writeConfig({
+        feeds: [feed("news", env.feeds.url("/news.xml")), feed("slow", slow.url)],
+      });
+      const once = new Courier(
+        ["once", "-c", env.config, "--messenger-api", env.bot.url],
+        env.dir,
+      );
+      try {
+        await once.until("both feeds started", () => slow.hits() === 1);
+        await once.until("news sent", () => env.bot.messages().length === 1);
+        once.kill("SIGINT");
+        assert.equal(await once.exit(), 130, once.stderr);
+        assert.match(once.stderr, /WARN {2}stopping: .*signal=SIGINT/);
+        // The summary still comes: news sent, slow stopped.
+        assert.match(once.stdout, /news/);
+        assert.match(once.stdout, /slow/);
+        assert.match(once.stdout, /stopped: SIGINT received/);
+      } finally {
+        await once.kill9();
+      }
+    } finally {
+      await slow.close();
+    }
+  }));
+
+Deno.test("forward: bad flags are usage errors (exit 2, one line, nothing started)", () =>
+  withEnv(async (env) => {
+    await env.writeConfig({ feeds: [feed("news", env.feeds.url("/news.xml"))] });
+    const cases: [string[], RegExp][] = [
+      [
+        ["--grace", "soon"],
+        /^courier forward: --grace must be a number of seconds >= 0, got "soon"$/,
+      ],
+      [["--metrics", "http://x:1"], /^courier forward: --metrics "http:\/\/x:1": give HOST:PORT/],
+      [["--log-level", "loud"], /^courier forward: --log-level must be one of debug, info/],
+      [["--concurrency", "0"], /^courier forward: --concurrency must be a positive integer/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(["forward", "-c", env.config, ...args], { cwd: env.dir });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr.trim(), message);
+      assert.equal(r.stderr.trim().split("\n").length, 1);
+    }
+    assert.equal(env.feeds.hits("/news.xml"), 0);
+    const help = await runCli(["forward", "--help"]);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /--grace SECONDS/);
+    assert.match(help.stdout, /SIGHUP/);
+  }));
