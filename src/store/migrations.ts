@@ -57,6 +57,22 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   // 3: a runs row may stand for several consecutive no-op runs of its feed (steady state
   // would otherwise add a row per feed per run, for ever).
   [`ALTER TABLE runs ADD COLUMN run_count INTEGER NOT NULL DEFAULT 1`],
+  // 4: retention (src/store/retention.ts). When each entry was last in a parsed read of its
+  // feed, and when the feed's last fully successful parsed read was, so pruning can tell an
+  // entry the feed still holds (behind 304s) from one it dropped. Rows already stored count as
+  // seen now and every feed as parsed now: nothing is known to have left a feed yet, so nothing
+  // becomes prunable before it has been absent from a parsed read for the whole keep period.
+  [
+    `ALTER TABLE entries ADD COLUMN last_seen_at TEXT`,
+    `UPDATE entries SET last_seen_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
+    `ALTER TABLE feeds ADD COLUMN last_parsed_at TEXT`,
+    `UPDATE feeds SET last_parsed_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
+    `CREATE INDEX entries_by_last_seen ON entries (feed, last_seen_at)`,
+    `CREATE TABLE meta (
+      key TEXT PRIMARY KEY,
+      value TEXT NOT NULL
+    ) STRICT`,
+  ],
 ];
 
 /** The schema version this build writes and understands. */
