@@ -197,14 +197,20 @@ export class Runtime {
     this.proxies.get(feed.proxy);
 
   /**
-   * The end of a one-shot run: prunes the state if the last prune is a day old (so `once` from
-   * cron stays bounded too, for one read on the other runs), against every feed of the config.
-   * Nothing for a dry run. The checkpoint that empties the -wal file is close's.
+   * Prunes the state if the last prune is a day old (one read otherwise), keeping the feeds
+   * `configured` (default: those of the config the runtime was opened with; a reloaded loop
+   * passes its current ones). `once` calls it at its end, so `once` from cron stays bounded
+   * too; a loop may call it after every tick. A failure is logged, never thrown. Nothing for a
+   * dry run. The checkpoint that empties the -wal file is close's.
    */
-  async maintain(now: Date, logger: Logger): Promise<void> {
+  async maintain(
+    now: Date,
+    logger: Logger,
+    configured: readonly string[] = this.configured,
+  ): Promise<void> {
     if (this.lock === null || this.store === null) return;
     try {
-      const pruned = await this.store.pruneIfDue(now, { configured: this.configured });
+      const pruned = await this.store.pruneIfDue(now, { configured });
       if (pruned && (pruned.entries > 0 || pruned.runs > 0 || pruned.droppedFeeds.length > 0)) {
         logger.info("state pruned", {
           entries: pruned.entries,
