@@ -86,6 +86,7 @@ export async function run(argv: string[]): Promise<number> {
       onFeedDone: (result) => progress.feedDone(result.error === null),
     });
     progress.clear();
+    if (!dryRun) await runtime.maintain(new Date(), logger);
     writeOut(
       (dryRun ? "\n" : "") + formatSummary(summary.results, dryRun) +
         (dryRun ? "\n(dry run: nothing was sent or recorded)\n" : "\n"),

@@ -18,7 +18,15 @@ export interface ForwardState {
   validators(feed: string): Promise<ReadonlyMap<string, Validators>>;
   recordFirstSighting(feed: string, skipped: readonly Entry[], at: Date): Promise<void>;
   markSent(feed: string, entry: Entry, chat: string, messageId: number, at: Date): Promise<void>;
-  finishRun(run: RunRecord, validators?: Map<string, Validators>): Promise<void>;
+  /**
+   * Records the run. `validators` only for a fully successful run; `seen` (the id of every
+   * entry the read parsed) whenever the feed's documents were parsed, for retention.
+   */
+  finishRun(
+    run: RunRecord,
+    validators?: Map<string, Validators>,
+    seen?: readonly string[],
+  ): Promise<void>;
   /** Called once at the end of a run: writes what finishRun may have held back. */
   flush?(): Promise<void>;
 }
@@ -88,19 +96,21 @@ export async function runFeed(
     error: null,
   };
   let validators: Map<string, Validators> | undefined;
+  let seen: string[] | undefined;
   try {
     let toSend: Entry[];
     try {
       const planned = await ctx.fetchSlots.run(() => plan(feed, ctx));
       toSend = planned.send;
       validators = planned.validators;
+      seen = planned.seen;
       result.fetched = planned.fetched;
       result.skipped = planned.skipped;
       result.new = toSend.length;
     } catch (error) {
       result.error = ctx.signal.aborted ? stopped(ctx.signal) : messageOf(error);
       result.step = "fetch";
-      return await finish(feed, result, startedAt, undefined, ctx);
+      return await finish(feed, result, startedAt, undefined, undefined, ctx);
     }
     // Nothing to send (the steady state): no need to wait for the channel.
     if (toSend.length > 0) {
@@ -124,6 +134,7 @@ export async function runFeed(
     result,
     startedAt,
     result.error === null ? validators : undefined,
+    seen,
     ctx,
   );
 }
@@ -144,9 +155,16 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
   // Unchanged since a successful read (the steady state): no entries, and that read made the
   // feed known, so there is nothing to look up.
   if (read.notModified.length > 0) {
-    return { send: [], skipped: 0, fetched: 0, validators: changedOrNot(validators, read) };
+    return {
+      send: [],
+      skipped: 0,
+      fetched: 0,
+      validators: changedOrNot(validators, read),
+      seen: undefined,
+    };
   }
-  const { known, seen } = await ctx.state.lookup(feed.name, read.entries.map((e) => e.id));
+  const ids = read.entries.map((e) => e.id);
+  const { known, seen } = await ctx.state.lookup(feed.name, ids);
   const unseen = read.entries.filter((e) => !seen.has(e.id));
   let send = unseen;
   let skipped = 0;
@@ -170,6 +188,8 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
     skipped,
     fetched: read.entries.length,
     validators: changedOrNot(validators, read),
+    // Parsed: retention learns which entries the feed still holds (src/store/retention.ts).
+    seen: ids,
   };
 }
 
@@ -221,22 +241,27 @@ async function finish(
   result: FeedResult,
   startedAt: Date,
   validators: Map<string, Validators> | undefined,
+  seen: string[] | undefined,
   ctx: FeedRunContext,
 ): Promise<FeedResult> {
   const finishedAt = ctx.now();
   try {
-    await ctx.state.finishRun({
-      feed: result.feed,
-      startedAt,
-      finishedAt,
-      outcome: result.error === null ? "ok" : "failed",
-      fetched: result.fetched,
-      new: result.new,
-      sent: result.sent,
-      failed: result.failed,
-      skipped: result.skipped,
-      error: result.error,
-    }, validators);
+    await ctx.state.finishRun(
+      {
+        feed: result.feed,
+        startedAt,
+        finishedAt,
+        outcome: result.error === null ? "ok" : "failed",
+        fetched: result.fetched,
+        new: result.new,
+        sent: result.sent,
+        failed: result.failed,
+        skipped: result.skipped,
+        error: result.error,
+      },
+      validators,
+      seen,
+    );
     if (result.error === null) await ctx.successLog.record(result.feed, finishedAt);
   } catch (error) {
     result.error = messageOf(error);

@@ -148,6 +148,8 @@ export class Runtime {
     readonly proxies: ProxyClients,
     readonly store: Store | null,
     private readonly lock: DataDirLock | null,
+    /** The names of every feed of the config (not only those run): what retention keeps. */
+    private readonly configured: readonly string[] = [],
   ) {}
 
   static async open(options: RuntimeOptions): Promise<Runtime> {
@@ -210,6 +212,7 @@ export class Runtime {
         proxies,
         opened,
         lock,
+        settings.feeds.map((f) => f.name),
       );
       runtime.#makeBotApi = makeBotApi;
       runtime.#messengerKey = messengerKey(settings);
@@ -249,8 +252,37 @@ export class Runtime {
   fetchClientFor = (feed: FeedSettings): Deno.HttpClient | undefined =>
     this.proxies.get(feed.proxy);
 
+  /**
+   * Prunes the state if the last prune is a day old (one read otherwise), keeping the feeds
+   * `configured` (default: those of the config the runtime was opened with; a reloaded loop
+   * passes its current ones). `once` calls it at its end, so `once` from cron stays bounded
+   * too; a loop may call it after every tick. A failure is logged, never thrown. Nothing for a
+   * dry run. The checkpoint that empties the -wal file is close's.
+   */
+  async maintain(
+    now: Date,
+    logger: Logger,
+    configured: readonly string[] = this.configured,
+  ): Promise<void> {
+    if (this.lock === null || this.store === null) return;
+    try {
+      const pruned = await this.store.pruneIfDue(now, { configured });
+      if (pruned && (pruned.entries > 0 || pruned.runs > 0 || pruned.droppedFeeds.length > 0)) {
+        logger.info("state pruned", {
+          entries: pruned.entries,
+          runs: pruned.runs,
+          dropped_feeds: pruned.droppedFeeds.length,
+        });
+      }
+    } catch (error) {
+      // What was delivered is recorded; the next run prunes again.
+      logger.warn("pruning the state failed", { error: (error as Error).message });
+    }
+  }
+
   async close(): Promise<void> {
-    this.store?.close();
+    // A dry run's store is read-only: shutdown only closes it.
+    await this.store?.shutdown();
     this.lock?.release();
     await this.proxies.close();
   }

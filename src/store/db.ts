@@ -5,11 +5,29 @@ import { GroupCommit } from "./commit.ts";
 import { EntriesTable } from "./entries.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
 import { isNoOp, type RunRecord, RunsTable } from "./runs.ts";
+import { prune, type PruneCounts, type RetentionRules } from "./retention.ts";
 import { iso } from "./times.ts";
 import { type StoredValidators, ValidatorsTable } from "./validators.ts";
 
 export type { RunCounts, RunRecord } from "./runs.ts";
 export type { StoredValidators } from "./validators.ts";
+export type { PruneCounts, RetentionRules } from "./retention.ts";
+export { DEFAULT_RETENTION } from "./retention.ts";
+
+/**
+ * `passive` copies to courier.db what no reader still needs and never waits: for a process
+ * that goes on writing. `truncate` also waits (up to the busy timeout) for readers to finish
+ * and empties the -wal file: for when nothing else is running, like the end of `once`.
+ */
+export type CheckpointMode = "passive" | "truncate";
+
+export interface CheckpointResult {
+  /** Whether a reader kept the checkpoint from finishing (the rest waits for the next one). */
+  busy: boolean;
+  /** Frames in the WAL, and how many of them are now in courier.db. */
+  logFrames: number;
+  checkpointedFrames: number;
+}
 
 /** The database could not be opened, migrated or written. The message names the file. */
 export class StoreError extends Error {
@@ -36,6 +54,16 @@ export interface StoreOptions {
   flushAfterMs?: number;
 }
 
+/**
+ * The -wal file is cut back to this size whenever a checkpoint has copied all of it and the
+ * next write starts it over, so one large transaction (a first prune) does not leave a large
+ * file behind for good. 4 MiB: well above what a day of runs writes between checkpoints.
+ */
+const WAL_SIZE_LIMIT = 4 * 1024 * 1024;
+
+/** A prune is due when the last one (`meta.pruned_at`) is at least this old. */
+const PRUNE_EVERY_MS = 86_400_000;
+
 /** How many no-op run rows are buffered at most before they are written. */
 const NO_OP_BUFFER = 256;
 const DEFAULT_FLUSH_AFTER_MS = 30_000;
@@ -53,12 +81,14 @@ export class Store {
   readonly #entries: EntriesTable;
   readonly #runs: RunsTable;
   readonly #validators: ValidatorsTable;
+  readonly #readOnly: boolean;
 
   private constructor(
     private readonly client: Client,
     readonly path: string,
     options: StoreOptions,
   ) {
+    this.#readOnly = options.readOnly === true;
     this.#clock = options.clock ?? realClock;
     this.#flushAfterMs = options.flushAfterMs ?? DEFAULT_FLUSH_AFTER_MS;
     this.#commits = new GroupCommit(client);
@@ -96,6 +126,7 @@ export class Store {
         // WAL + NORMAL: a committed transaction survives the process being killed; only a
         // power loss may take back the last ones, which costs a re-send, never a loss.
         await client.execute("PRAGMA synchronous = NORMAL");
+        await client.execute(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT}`);
       }
       await client.execute("PRAGMA busy_timeout = 5000");
     } catch (error) {
@@ -132,6 +163,66 @@ export class Store {
   close(): void {
     this.#disarm();
     this.client.close();
+  }
+
+  /**
+   * Closes after a `truncate` checkpoint, so the whole state is in courier.db and the -wal
+   * file is empty (the end of `once`, a clean stop of `forward`). A checkpoint that fails or
+   * finds a reader changes nothing that matters: the WAL is replayed by the next open.
+   */
+  async shutdown(): Promise<void> {
+    if (!this.#readOnly) await this.checkpoint("truncate").catch(() => null);
+    this.close();
+  }
+
+  /**
+   * Copies the WAL into courier.db (see CheckpointMode). A long-lived process calls
+   * `checkpoint()` (passive) after each tick that wrote and `checkpoint("truncate")` when it
+   * is idle; SQLite's own automatic checkpoint (every 1000 pages) only runs inside a commit,
+   * and is passive too, so without them a reader could pin an ever-growing WAL.
+   */
+  async checkpoint(mode: CheckpointMode = "passive"): Promise<CheckpointResult> {
+    const rs = await this.client.execute(
+      `PRAGMA wal_checkpoint(${mode === "truncate" ? "TRUNCATE" : "PASSIVE"})`,
+    );
+    const row = rs.rows[0];
+    return {
+      busy: Number(row?.[0] ?? 0) !== 0,
+      logFrames: Number(row?.[1] ?? 0),
+      checkpointedFrames: Number(row?.[2] ?? 0),
+    };
+  }
+
+  /**
+   * Deletes what the retention rules let go as of `now` (src/store/retention.ts; SCHEMA.md,
+   * "Retention"), in bounded batches, and records the time in `meta.pruned_at`. Pass the
+   * config's feed names as `configured` so feeds removed from it are dropped in time.
+   */
+  async prune(now: Date, rules: Partial<RetentionRules> = {}): Promise<PruneCounts> {
+    const counts = await prune(this.client, now, rules);
+    if (counts.droppedFeeds.length > 0) {
+      await this.#entries.forget(counts.droppedFeeds);
+      await this.#validators.forget(counts.droppedFeeds);
+      this.#runs.forget(counts.droppedFeeds);
+    }
+    await this.client.execute({
+      sql: `INSERT INTO meta (key, value) VALUES ('pruned_at', ?)
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      args: [iso(now)],
+    });
+    return counts;
+  }
+
+  /**
+   * Prunes if the last prune is a day old or more (or never happened, or is in the future: the
+   * clock was stepped back); else does nothing but one read. Null when it did not prune.
+   */
+  async pruneIfDue(now: Date, rules: Partial<RetentionRules> = {}): Promise<PruneCounts | null> {
+    const rs = await this.client.execute("SELECT value FROM meta WHERE key = 'pruned_at'");
+    const last = rs.rows.length > 0 ? Date.parse(String(rs.rows[0][0])) : NaN;
+    const age = now.getTime() - last;
+    if (!Number.isNaN(last) && age >= 0 && age < PRUNE_EVERY_MS) return null;
+    return await this.prune(now, rules);
   }
 
   async version(): Promise<number> {
@@ -182,10 +273,18 @@ export class Store {
   /**
    * Records a finished run; when given (a fully successful run), the feed's validators are
    * replaced in the same transaction, so they never get ahead of the entries they cover.
+   * `seen`, given when the run parsed the feed's documents, is the id of every entry they hold:
+   * their last_seen_at (and, for a run that succeeded, the feed's last_parsed_at) is set to the
+   * run's finish in that transaction too, which is what retention keeps entries by. An
+   * unchanged feed (304, same body) passes neither, so the steady state writes nothing more.
    * A no-op run's row is buffered (see flush).
    */
-  async finishRun(run: RunRecord, validators?: Map<string, StoredValidators>): Promise<void> {
-    if (!validators && isNoOp(run)) {
+  async finishRun(
+    run: RunRecord,
+    validators?: Map<string, StoredValidators>,
+    seen?: readonly string[],
+  ): Promise<void> {
+    if (!validators && !seen && isNoOp(run)) {
       this.#runs.buffer(run);
       if (this.#runs.buffered >= NO_OP_BUFFER) await this.flush();
       else this.#arm();
@@ -194,6 +293,11 @@ export class Store {
     // This run's row goes after any no-op run of the same feed still buffered.
     if (this.#runs.hasBuffered(run.feed)) await this.#runs.writeBuffered();
     const statements = [this.#runs.insert(run)];
+    if (seen) {
+      statements.push(
+        ...this.#entries.seen(run.feed, seen, run.finishedAt, run.outcome === "ok"),
+      );
+    }
     if (!validators) {
       await this.#commits.commit(statements);
       return;

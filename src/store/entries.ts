@@ -1,4 +1,4 @@
-import type { Client } from "@libsql/client";
+import type { Client, InStatement } from "@libsql/client";
 import type { Entry } from "../feeds/entry.ts";
 import { dateOf, iso } from "./times.ts";
 
@@ -74,6 +74,34 @@ export class EntriesTable {
 
   #known: Promise<Set<string>> | null = null;
 
+  /** Forgets feeds whose rows were deleted (retention dropped them). */
+  async forget(feeds: readonly string[]): Promise<void> {
+    if (!this.#known) return;
+    const known = await this.#known;
+    for (const feed of feeds) known.delete(feed);
+  }
+
+  /**
+   * The statements recording that a parsed read of the feed held `ids` (every entry of it,
+   * already recorded): their last_seen_at becomes `at`; when the run fully succeeded (its
+   * validators now describe this body, so later 304s mean "still these entries"), the feed's
+   * last_parsed_at becomes `at` too. Committed with the run's row and validators.
+   */
+  seen(feed: string, ids: readonly string[], at: Date, succeeded: boolean): InStatement[] {
+    const statements: InStatement[] = [{
+      sql: `UPDATE entries SET last_seen_at = ?1
+            WHERE feed = ?2 AND entry_id IN (SELECT value FROM json_each(?3))`,
+      args: [iso(at), feed, JSON.stringify(ids)],
+    }];
+    if (succeeded) {
+      statements.push({
+        sql: "UPDATE feeds SET last_parsed_at = ? WHERE name = ?",
+        args: [iso(at), feed],
+      });
+    }
+    return statements;
+  }
+
   /**
    * Records a feed's first sighting: the feed becomes known and the entries the
    * first-sighting limit held back are recorded as seen, in one transaction.
@@ -83,13 +111,16 @@ export class EntriesTable {
     const rows = JSON.stringify(skipped.map((e) => [e.id, e.link, e.title, dateOf(e)]));
     await this.client.batch([
       {
-        sql: "INSERT OR IGNORE INTO feeds (name, first_seen_at) VALUES (?, ?)",
+        // The first sighting counts as the feed's last parsed read until a run succeeds, so
+        // the entries it held back are never taken for entries the feed dropped.
+        sql: `INSERT OR IGNORE INTO feeds (name, first_seen_at, last_parsed_at)
+              VALUES (?1, ?2, ?2)`,
         args: [feed, iso(at)],
       },
       {
         sql: `INSERT OR IGNORE INTO entries (feed, entry_id, link, title, published_at, status,
-                seen_at)
-              SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3, 'skipped', ?2
+                seen_at, last_seen_at)
+              SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3, 'skipped', ?2, ?2
               FROM json_each(?3)`,
         args: [feed, iso(at), rows],
       },
@@ -107,20 +138,12 @@ export class EntriesTable {
   ): Promise<void> {
     await this.client.execute({
       sql: `INSERT INTO entries (feed, entry_id, link, title, published_at, status, seen_at,
-              sent_at, chat_id, message_id) VALUES (?, ?, ?, ?, ?, 'sent', ?, ?, ?, ?)
+              last_seen_at, sent_at, chat_id, message_id)
+              VALUES (?1, ?2, ?3, ?4, ?5, 'sent', ?6, ?6, ?6, ?7, ?8)
             ON CONFLICT (feed, entry_id) DO UPDATE SET status = 'sent', sent_at = excluded.sent_at,
-              chat_id = excluded.chat_id, message_id = excluded.message_id`,
-      args: [
-        feed,
-        entry.id,
-        entry.link,
-        entry.title,
-        dateOf(entry),
-        iso(at),
-        iso(at),
-        chatId,
-        messageId,
-      ],
+              last_seen_at = excluded.last_seen_at, chat_id = excluded.chat_id,
+              message_id = excluded.message_id`,
+      args: [feed, entry.id, entry.link, entry.title, dateOf(entry), iso(at), chatId, messageId],
     });
   }
 }

@@ -57,6 +57,26 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
   // 3: a runs row may stand for several consecutive no-op runs of its feed (steady state
   // would otherwise add a row per feed per run, for ever).
   [`ALTER TABLE runs ADD COLUMN run_count INTEGER NOT NULL DEFAULT 1`],
+  // 4: retention (src/store/retention.ts). When each entry was last in a parsed read of its
+  // feed, and when the feed's last fully successful parsed read was, so pruning can tell an
+  // entry the feed still holds (behind 304s) from one it dropped. Rows already stored count as
+  // seen now and every feed as parsed now: nothing is known to have left a feed yet, so nothing
+  // becomes prunable before it has been absent from a parsed read for the whole keep period.
+  [
+    `ALTER TABLE feeds ADD COLUMN last_parsed_at TEXT`,
+    `UPDATE feeds SET last_parsed_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
+    `ALTER TABLE entries ADD COLUMN last_seen_at TEXT`,
+    // The feed's own time, not 'now' again: 'now' may move between two statements, and an
+    // entry seen before its feed's last parsed read would count as gone from it.
+    `UPDATE entries SET last_seen_at = coalesce(
+       (SELECT last_parsed_at FROM feeds WHERE name = entries.feed),
+       strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`,
+    `CREATE INDEX entries_by_last_seen ON entries (feed, last_seen_at)`,
+    `CREATE TABLE meta (
+      key TEXT PRIMARY KEY,
+      value TEXT NOT NULL
+    ) STRICT`,
+  ],
 ];
 
 /** The schema version this build writes and understands. */

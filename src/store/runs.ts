@@ -158,6 +158,11 @@ export class RunsTable {
     }
   }
 
+  /** Forgets feeds whose rows were deleted (retention dropped them). */
+  forget(feeds: readonly string[]): void {
+    for (const feed of feeds) this.#latestNoOps.delete(feed);
+  }
+
   /**
    * Loads each feed's latest row if it stands for no-op runs: once, at open; this process then
    * keeps it current (it holds the lock). Walks the runs_by_feed index from one feed to the

@@ -74,4 +74,11 @@ export class ValidatorsTable {
     const kept = new Map([...validators].filter(([, v]) => meaningful(v)));
     (await this.#all).set(feed, kept);
   }
+
+  /** Forgets feeds whose rows were deleted (retention dropped them). */
+  async forget(feeds: readonly string[]): Promise<void> {
+    if (!this.#all) return;
+    const all = await this.#all;
+    for (const feed of feeds) all.delete(feed);
+  }
 }

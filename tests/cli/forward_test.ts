@@ -4,6 +4,7 @@
  * one test waits for one real minute boundary (the old config going on after a failed reload).
  */
 import assert from "node:assert/strict";
+import Database from "libsql";
 import { stringify } from "yaml";
 import { acquireLock } from "../../src/store/lock.ts";
 import { runCli } from "../support/cli.ts";
@@ -194,6 +195,22 @@ Deno.test("forward: catches up at start, serves /healthz and /metrics, a SIGHUP 
     const last = await Deno.readTextFile(`${env.dir}/data/last_success.yml`);
     assert.match(last, /^"news": /m);
     assert.match(last, /^"extra": /m);
+    // The state was pruned at start (its time is kept) and lives in courier.db alone after the
+    // stop: the -wal file is empty, so a copy of courier.db is the whole state.
+    const db = `${env.dir}/data/feed_data/courier.db`;
+    const wal = await Deno.stat(`${db}-wal`).then((s) => s.size, () => 0);
+    assert.equal(wal, 0, "the WAL was checkpointed at the stop");
+    const copy = `${env.dir}/copy.db`;
+    await Deno.copyFile(db, copy);
+    const state = new Database(copy, { readonly: true });
+    try {
+      const pruned = state.prepare("SELECT value FROM meta WHERE key = 'pruned_at'").raw().get();
+      assert.ok(pruned, "pruned at start");
+      const sent = state.prepare("SELECT count(*) FROM entries WHERE status = 'sent'").raw().get();
+      assert.equal(Number((sent as unknown[])[0]), bolds(env.bot).length);
+    } finally {
+      state.close();
+    }
   }));
 
 Deno.test("forward: a broken config or a new data_dir on SIGHUP is refused with the located errors, and the old feeds go on", () =>
