@@ -337,7 +337,11 @@ Deno.test("loop: a feed still running at its next slot is skipped (warned, count
     // 00:01: both start; slow hangs. Only the fast one's run can end.
     await h.clock.advance(MINUTE);
     await until("slow asked", () => slow.hits() === 1);
-    await until("fast sent", () => h.bot.messages().length === 1);
+    // The message is accepted before its run has recorded it and ended: wait for both.
+    await until(
+      "fast sent and done",
+      () => h.bot.messages().length === 1 && h.loop.running.length === 1,
+    );
     assert.deepEqual(h.loop.running, ["slow"]);
     // 00:02 and 00:03: slow is still going: skipped; fast runs.
     const fastRuns = () => h.reads.filter((r) => r.feed === "fast").length;
