@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the tests run against (real peers, never mocks): proxies
+# (tinyproxy, microsocks, socat, openssl for a test CA), sqlite3, and Chromium for the browse
+# page. Only what is missing is installed; as root, or through sudo.
+set -euo pipefail
+PACKAGES=(tinyproxy microsocks socat openssl sqlite3 chromium)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+[ "${#missing[@]}" -eq 0 ] && exit 0
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+echo "peers: apt-get install ${missing[*]}"
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+  "${missing[@]}" >/dev/null
