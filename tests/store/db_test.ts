@@ -1,40 +1,11 @@
 import assert from "node:assert/strict";
 import { dbPath, type RunRecord, Store, StoreError } from "../../src/store/db.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/migrations.ts";
-import type { Entry } from "../../src/feeds/entry.ts";
 import { createClient } from "@libsql/client";
 import { ManualClock } from "../support/manual_clock.ts";
+import { runRecord, storeEntry } from "../support/store_records.ts";
 
-function entry(id: string): Entry {
-  return {
-    id,
-    link: `https://example.org/${id}`,
-    title: `Title ${id}`,
-    published: new Date("2024-01-01T00:00:00Z"),
-    updated: null,
-    summary: "",
-  };
-}
-
-/**
- * A run record: by default a no-op run of `feed` (succeeded, nothing found or sent) that
- * started at 12:00:00 and finished at 12:00:01 on 2024-05-01; `more` overrides.
- */
-function runRecord(feed: string, more: Partial<RunRecord> = {}): RunRecord {
-  return {
-    feed,
-    startedAt: new Date("2024-05-01T12:00:00Z"),
-    finishedAt: new Date("2024-05-01T12:00:01Z"),
-    outcome: "ok",
-    fetched: 0,
-    new: 0,
-    sent: 0,
-    failed: 0,
-    skipped: 0,
-    error: null,
-    ...more,
-  };
-}
+const entry = (id: string) => storeEntry(id, new Date("2024-01-01T00:00:00Z"));
 
 async function openTemp(): Promise<{ store: Store; dir: string }> {
   const dir = await Deno.makeTempDir();

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createClient } from "@libsql/client";
-import type { Entry } from "../../src/feeds/entry.ts";
+import { runRecord, storeEntry } from "../support/store_records.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 import { type RunRecord, Store } from "../../src/store/db.ts";
 
@@ -8,32 +8,9 @@ const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 1);
 const day = (n: number) => new Date(T0 + n * DAY);
 
-function entry(id: string): Entry {
-  return {
-    id,
-    link: `https://example.org/${id}`,
-    title: `Title ${id}`,
-    published: null,
-    updated: null,
-    summary: "",
-  };
-}
-
-function run(feed: string, at: Date, extra: Partial<RunRecord> = {}): RunRecord {
-  return {
-    feed,
-    startedAt: at,
-    finishedAt: at,
-    outcome: "ok",
-    fetched: 0,
-    new: 0,
-    sent: 0,
-    failed: 0,
-    skipped: 0,
-    error: null,
-    ...extra,
-  };
-}
+const entry = (id: string) => storeEntry(id);
+const run = (feed: string, at: Date, extra: Partial<RunRecord> = {}) =>
+  runRecord(feed, { startedAt: at, finishedAt: at, ...extra });
 
 const validators = (hash: string) =>
   new Map([["https://feeds.example/f.xml", { etag: null, lastModified: null, bodyHash: hash }]]);

@@ -4,36 +4,16 @@ import { dbPath, type RunRecord, Store } from "../../src/store/db.ts";
 import { acquireLock } from "../../src/store/lock.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import { readFeedRecords, StatusReadError } from "../../src/store/status.ts";
-import type { Entry } from "../../src/feeds/entry.ts";
+import { runRecord, storeEntry } from "../support/store_records.ts";
 
 const DAY_BEFORE = new Date("2024-05-01T00:00:00.000Z");
 
-function entry(id: string): Entry {
-  return {
-    id,
-    link: `https://example.org/${id}`,
-    title: `Title ${id}`,
-    published: null,
-    updated: null,
-    summary: "",
-  };
-}
+const entry = (id: string) => storeEntry(id);
 
 function run(feed: string, start: string, more: Partial<RunRecord> = {}): RunRecord {
   const startedAt = new Date(start);
-  return {
-    feed,
-    startedAt,
-    finishedAt: new Date(startedAt.getTime() + 1000),
-    outcome: "ok",
-    fetched: 3,
-    new: 0,
-    sent: 0,
-    failed: 0,
-    skipped: 0,
-    error: null,
-    ...more,
-  };
+  const finishedAt = new Date(startedAt.getTime() + 1000);
+  return runRecord(feed, { startedAt, finishedAt, fetched: 3, ...more });
 }
 
 /** A database written through the real Store: two feeds with runs and sent entries. */
