@@ -90,6 +90,9 @@ function memory() {
   const { heapUsed } = Deno.memoryUsage();
   return {
     rssMiB: kib("VmRSS") / 1024,
+    // Anonymous memory (heaps, native buffers) apart from mapped files (code, SQLite's maps).
+    anonMiB: kib("RssAnon") / 1024,
+    fileMiB: kib("RssFile") / 1024,
     hwmMiB: kib("VmHWM") / 1024,
     heapMiB: heapUsed / 2 ** 20,
     fds: [...Deno.readDirSync("/proc/self/fd")].length,
@@ -115,12 +118,29 @@ if (import.meta.main) {
     const total = Number(ticks);
     const every = Math.max(1, Math.floor(total / 8));
     const start = performance.now();
-    say(JSON.stringify({ tick: 0, ...settledMemory() }));
+    // The database with its write-ahead log (nothing checkpoints it here but SQLite itself).
+    const dbMiB = () =>
+      ["", "-wal"].reduce((sum, end) => {
+        try {
+          return sum + Deno.statSync(`${dataDir}/feed_data/courier.db${end}`).size / 2 ** 20;
+        } catch {
+          return sum;
+        }
+      }, 0);
+    say(JSON.stringify({ tick: 0, dbMiB: dbMiB(), ...settledMemory() }));
     for (let i = 1; i <= total; i++) {
       await side.tick();
       if (i % every === 0 || i === total) {
         const seconds = (performance.now() - start) / 1000;
-        say(JSON.stringify({ tick: i, seconds, ...memory(), settled: settledMemory() }));
+        say(
+          JSON.stringify({
+            tick: i,
+            seconds,
+            dbMiB: dbMiB(),
+            ...memory(),
+            settled: settledMemory(),
+          }),
+        );
       }
     }
   }
