@@ -87,7 +87,7 @@ async function prepare(port: number, dataDir: string, count: number, concurrency
 function memory() {
   const status = Deno.readTextFileSync("/proc/self/status");
   const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)![1]);
-  const { heapUsed } = Deno.memoryUsage();
+  const { heapUsed, heapTotal, external } = Deno.memoryUsage();
   return {
     rssMiB: kib("VmRSS") / 1024,
     // Anonymous memory (heaps, native buffers) apart from mapped files (code, SQLite's maps).
@@ -95,6 +95,8 @@ function memory() {
     fileMiB: kib("RssFile") / 1024,
     hwmMiB: kib("VmHWM") / 1024,
     heapMiB: heapUsed / 2 ** 20,
+    heapTotalMiB: heapTotal / 2 ** 20,
+    externalMiB: external / 2 ** 20,
     fds: [...Deno.readDirSync("/proc/self/fd")].length,
   };
 }

@@ -295,6 +295,7 @@ interface Reading {
   fileMiB: number;
   hwmMiB: number;
   heapMiB: number;
+  heapTotalMiB: number;
   fds: number;
   settled?: Reading;
 }
@@ -305,7 +306,8 @@ async function soak(): Promise<void> {
   try {
     console.log(
       `\n  3. soak: ${SOAK_TICKS} ticks of ${SOAK_FEEDS} feeds due every minute, in-process on ` +
-        `a moved clock (steady state, 304s); memory after a full GC`,
+        `a moved clock (steady state, 304s), ticks back to back (no idle time between them for ` +
+        `V8 to shrink its heap in, unlike a real minute); memory after a full GC`,
     );
     const child = new Deno.Command(Deno.execPath(), {
       args: [
@@ -333,7 +335,8 @@ async function soak(): Promise<void> {
         `    tick ${String(r.tick).padStart(5)}${
           r.seconds === undefined ? "        " : ` ${r.seconds.toFixed(0).padStart(4)} s `
         } RSS ${f1(s.rssMiB)} MiB (anon ${f1(s.anonMiB)}, files ${f1(s.fileMiB)})  heap ` +
-          `${f1(s.heapMiB)} MiB  fds ${s.fds}  db ${r.dbMiB.toFixed(1)} MiB`,
+          `used ${f1(s.heapMiB)} of ${f1(s.heapTotalMiB)} MiB  fds ${s.fds}  db ` +
+          `${r.dbMiB.toFixed(1)} MiB`,
       );
     }
     if (!(await child.status).success) throw new Error("the soak side failed");
