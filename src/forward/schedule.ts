@@ -57,6 +57,8 @@ export class Schedule {
   readonly #timezone: string | undefined;
   /** In config order (the order `due` lists feeds in). */
   #feeds: FeedState[] = [];
+  /** The same states by name: `nextFor` is asked for every feed at start and at each tick. */
+  #byName = new Map<string, FeedState>();
   /** Croner jobs by expression: feeds share a few schedules, and a job costs ~70 µs to build. */
   #jobs = new Map<string, Cron>();
 
@@ -78,6 +80,8 @@ export class Schedule {
     const jobs = new Map<string, Cron>();
     const added: string[] = [];
     const changed: string[] = [];
+    // Feeds share a few expressions; croner's answer for one expression at `now` serves all.
+    const memo = new Memo(now);
     this.#feeds = feeds.map((feed) => {
       const job = this.#jobs.get(feed.cron) ?? jobs.get(feed.cron) ?? this.#job(feed.cron);
       jobs.set(feed.cron, job);
@@ -85,10 +89,11 @@ export class Schedule {
       old.delete(feed.name);
       if (kept && kept.cron === feed.cron) return { ...kept, job };
       (kept ? changed : added).push(feed.name);
-      const next = catchUp(job, lastSuccess, feed, now);
+      const next = catchUp(memo, job, lastSuccess, feed, now);
       return { name: feed.name, cron: feed.cron, job, next, nextIsSlot: next !== now.getTime() };
     });
     this.#jobs = jobs;
+    this.#byName = new Map(this.#feeds.map((f) => [f.name, f]));
     return { added, changed, removed: [...old.keys()] };
   }
 
@@ -100,17 +105,19 @@ export class Schedule {
   due(now: Date): Due[] {
     const t = now.getTime();
     const due: Due[] = [];
+    // Feeds due together mostly share an expression and a slot: one croner call for them all.
+    const memo = new Memo(now);
     for (const feed of this.#feeds) {
       if (feed.next > t) continue;
       // The steady state: the slot it waited for is the latest one, and the slot after it is
       // the next (one croner call). After a jump or a catch-up, both are looked up from now.
-      const after = feed.nextIsSlot ? nextAfter(feed.job, new Date(feed.next)) : -Infinity;
+      const after = feed.nextIsSlot ? memo.nextAfter(feed.job, feed.next) : -Infinity;
       if (after > t) {
         due.push({ feed: feed.name, slot: new Date(feed.next) });
         feed.next = after;
       } else {
-        due.push({ feed: feed.name, slot: latestSlot(feed.job, now) });
-        feed.next = nextAfter(feed.job, now);
+        due.push({ feed: feed.name, slot: memo.latestSlot(feed.job) });
+        feed.next = memo.nextAfter(feed.job, t);
       }
       feed.nextIsSlot = true;
     }
@@ -126,7 +133,7 @@ export class Schedule {
 
   /** When `feed` is next due (a past time: at once), or null if never or unknown. */
   nextFor(feed: string): Date | null {
-    const state = this.#feeds.find((f) => f.name === feed);
+    const state = this.#byName.get(feed);
     return state && state.next !== Infinity ? new Date(state.next) : null;
   }
 
@@ -154,17 +161,44 @@ const UTC = new Set(["UTC", "Etc/UTC", "Etc/GMT", "GMT", "Etc/Universal", "Unive
  * at or before now is later than its last success (it missed that slot), else its next slot.
  */
 function catchUp(
+  memo: Memo,
   job: Cron,
   lastSuccess: ReadonlyMap<string, Date>,
   feed: ScheduledFeed,
   now: Date,
 ): number {
   const last = lastSuccess.get(feed.name);
-  const slot = latestSlot(job, now);
+  const slot = memo.latestSlot(job);
   if (last === undefined || (slot !== null && slot.getTime() > last.getTime())) {
     return now.getTime();
   }
-  return nextAfter(job, now);
+  return memo.nextAfter(job, now.getTime());
+}
+
+/**
+ * Croner's answers within one call of `update` or `due` (one `now`), by job and time: they
+ * depend on nothing else, and thousands of feeds share a handful of expressions.
+ */
+class Memo {
+  readonly #latest = new Map<Cron, Date | null>();
+  readonly #next = new Map<Cron, Map<number, number>>();
+
+  constructor(private readonly now: Date) {}
+
+  latestSlot(job: Cron): Date | null {
+    let slot = this.#latest.get(job);
+    if (slot === undefined) this.#latest.set(job, slot = latestSlot(job, this.now));
+    // A copy each: callers keep the slots they are given.
+    return slot === null ? null : new Date(slot);
+  }
+
+  nextAfter(job: Cron, time: number): number {
+    let byTime = this.#next.get(job);
+    if (byTime === undefined) this.#next.set(job, byTime = new Map());
+    let next = byTime.get(time);
+    if (next === undefined) byTime.set(time, next = nextAfter(job, new Date(time)));
+    return next;
+  }
 }
 
 /** The latest slot at or before `now`, or null. */

@@ -229,3 +229,42 @@ Deno.test("schedule: a year in New York: hourly every real hour, daily once each
   assert.equal(new Set(localDays).size, 365);
   assert.ok(runs.get("daily")!.includes("2026-03-08T07:00:00.000Z"), "03:00 EDT after the gap");
 });
+
+Deno.test("schedule: feeds sharing an expression keep their own times (steady, catching up, after a reload)", async () => {
+  const start = Date.parse("2026-05-01T10:05:00Z");
+  const clock = new ManualClock(start);
+  const schedule = new Schedule({ timezone: "UTC" });
+  const feeds = ["ran", "never", "missed"].map((name) => ({ name, cron: "*/10 * * * *" }));
+  schedule.update(
+    feeds,
+    new Map([["ran", at("2026-05-01T10:01:00Z")], ["missed", at("2026-05-01T09:55:00Z")]]),
+    new Date(start),
+  );
+  assert.equal(schedule.nextFor("ran")?.toISOString(), "2026-05-01T10:10:00.000Z");
+  assert.equal(schedule.nextFor("never")?.getTime(), start);
+  assert.equal(schedule.nextFor("missed")?.getTime(), start);
+  const first = schedule.due(new Date(start));
+  assert.deepEqual(first.map((d) => [d.feed, d.slot?.toISOString()]), [
+    ["never", "2026-05-01T10:00:00.000Z"],
+    ["missed", "2026-05-01T10:00:00.000Z"],
+  ]);
+  // Each due feed gets a slot of its own to keep.
+  assert.notEqual(first[0].slot, first[1].slot);
+  // A feed added by a reload between slots, with the same expression, catches up alone.
+  clock.jump(7 * 60_000); // 10:12
+  schedule.update(
+    [...feeds, { name: "added", cron: "*/10 * * * *" }],
+    new Map(),
+    at("2026-05-01T10:12:00Z"),
+  );
+  assert.equal(schedule.nextFor("added")?.toISOString(), "2026-05-01T10:12:00.000Z");
+  assert.equal(schedule.nextFor("ran")?.toISOString(), "2026-05-01T10:10:00.000Z");
+  const runs = await drive(schedule, clock, 20 * 60_000);
+  const times = (...xs: string[]) => xs.map((x) => `2026-05-01T${x}:00.000Z`);
+  // The wall clock stepped over 10:10 between ticks: the three are due once for it, at 10:12.
+  for (const name of ["ran", "never", "missed", "added"]) {
+    assert.deepEqual(runs.get(name), times("10:12", "10:20", "10:30"), name);
+  }
+  assert.equal(schedule.nextFor("added")?.toISOString(), "2026-05-01T10:40:00.000Z");
+  assert.equal(schedule.nextFor("gone"), null);
+});

@@ -1,0 +1,367 @@
+/**
+ * `courier forward`, the process that runs for months:
+ *
+ * 1. Idle at scale: 5,000 feeds configured, none due (`0 0 1 1 *`, each with a last success
+ *    after its latest slot, so nothing catches up), the real process started as a user would
+ *    (`deno run -A main.ts forward -c FILE`): start-up to the `forwarding feeds=N` line, RSS,
+ *    then CPU time (user + sys from /proc/PID/stat) over 60 s windows of wall time; SIGTERM
+ *    and exit 0.
+ * 2. One tick of 500 local feeds falling due in the same minute, steady state (every entry
+ *    seen; the server sends validators and answers 304), in-process on a clock the benchmark
+ *    moves (bench/_forward_side.ts), against an in-process runOnce over the same feeds and an
+ *    equal state (bench/_once_side.ts), each side in its own process, rounds interleaved.
+ * 3. A soak: thousands of ticks of 50 feeds in-process on the moved clock; memory at the
+ *    start and along the way.
+ *
+ * Targets (issue 12): start-up ≤ 2 s, CPU ≤ 1 s per 60 s, RSS ≤ 120 MB; tick ≤ 1.3× once.
+ */
+import type { FeedSettings } from "../src/config/types.ts";
+import { rfc3339 } from "../src/store/last_success.ts";
+import { interleave, median, ms, Side, startFeedServer, writeConfig } from "./_feeds.ts";
+import { benchFeeds, linesOf } from "./_once_side.ts";
+
+const MAIN = new URL("../main.ts", import.meta.url).pathname;
+const FORWARD_SIDE = new URL("./_forward_side.ts", import.meta.url).pathname;
+const ONCE_SIDE = new URL("./_once_side.ts", import.meta.url).pathname;
+
+/**
+ * COURIER_BENCH_QUICK=1: a few rounds of everything, to try the benchmark itself out.
+ * COURIER_BENCH_PARTS=idle,tick,soak: which parts to run (default all).
+ */
+const QUICK = Deno.env.get("COURIER_BENCH_QUICK") === "1";
+
+const IDLE_FEEDS = 5_000;
+/** Start-ups measured (after one unmeasured first start that creates the database). */
+const STARTS = QUICK ? 2 : 7;
+const CPU_WINDOW_MS = QUICK ? 5_000 : 60_000;
+const CPU_WINDOWS = QUICK ? 1 : 3;
+
+const TICK_FEEDS = 500;
+// In-process rounds are cheap and this 2-core VM is noisy: enough of them for a stable median.
+const TICK_ROUNDS = QUICK ? 3 : 31;
+const CONCURRENCY = 8;
+
+const SOAK_FEEDS = 50;
+const SOAK_TICKS = QUICK ? 80 : 6_000;
+
+const MiB = 2 ** 20;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function run(): Promise<void> {
+  const cores = navigator.hardwareConcurrency;
+  const load = (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
+  console.log(
+    `courier forward (${cores} cores, load average ${load} at start: the machine is shared, ` +
+      `so every figure is a median of repeated runs unless it says otherwise)`,
+  );
+  const parts = Deno.env.get("COURIER_BENCH_PARTS")?.split(",") ?? ["idle", "tick", "soak"];
+  if (parts.includes("idle")) await idle();
+  if (parts.includes("tick")) await tick();
+  if (parts.includes("soak")) await soak();
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. 5,000 feeds, none due: the real process.
+
+/** A `courier forward` process, its stderr read line by line. */
+class ForwardProcess {
+  readonly started = performance.now();
+  readonly #child: Deno.ChildProcess;
+  readonly #lines: AsyncGenerator<string>;
+  /** Every line after the start-up's (the process's own words on stopping). */
+  readonly tail: string[] = [];
+  #draining: Promise<void> | null = null;
+
+  constructor(config: string) {
+    this.#child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", MAIN, "forward", "-c", config, "--messenger-api", "http://127.0.0.1:9"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    this.#lines = linesOf(this.#child.stderr);
+  }
+
+  get pid(): number {
+    return this.#child.pid;
+  }
+
+  /** Milliseconds from spawn to the `forwarding feeds=N` line; fails on any warning first. */
+  async scheduled(feeds: number): Promise<number> {
+    let scheduledLines = 0;
+    // Not `for await`: leaving that loop would close the lines (and the pipe) for good.
+    for (let next = await this.#lines.next(); !next.done; next = await this.#lines.next()) {
+      const line = next.value;
+      if (/ forwarding feeds=\d+/.test(line)) {
+        const elapsed = performance.now() - this.started;
+        if (!line.includes(`feeds=${feeds} `)) throw new Error(`unexpected: ${line}`);
+        if (scheduledLines !== feeds) throw new Error(`${scheduledLines} "scheduled" lines`);
+        this.#draining = (async () => {
+          for await (const rest of this.#lines) this.tail.push(rest);
+        })();
+        return elapsed;
+      }
+      if (!/ INFO +scheduled /.test(line)) throw new Error(`unexpected: ${line}`);
+      // A feed due at start would say so; none may be.
+      if (line.includes("catch-up")) throw new Error(`a feed catches up: ${line}`);
+      scheduledLines++;
+    }
+    throw new Error("courier forward ended before it was forwarding");
+  }
+
+  /** CPU seconds (user + sys) the process has used. */
+  async cpuSeconds(): Promise<number> {
+    const stat = await Deno.readTextFile(`/proc/${this.pid}/stat`);
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  }
+
+  async memory(): Promise<{ rss: number; hwm: number }> {
+    const status = await Deno.readTextFile(`/proc/${this.pid}/status`);
+    const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)![1]);
+    return { rss: kib("VmRSS") * 1024, hwm: kib("VmHWM") * 1024 };
+  }
+
+  /** SIGTERM; resolves with the exit code and the milliseconds to exit. */
+  async terminate(): Promise<{ code: number; ms: number }> {
+    const t = performance.now();
+    this.#child.kill("SIGTERM");
+    const { code } = await this.#child.status;
+    await this.#draining;
+    return { code, ms: performance.now() - t };
+  }
+}
+
+/** Clock ticks per second, the unit of /proc/PID/stat's times (USER_HZ, 100 on Linux). */
+let CLOCK_TICKS = 100;
+
+async function idle(): Promise<void> {
+  const out = await new Deno.Command("getconf", { args: ["CLK_TCK"] }).output();
+  if (out.success) CLOCK_TICKS = Number(new TextDecoder().decode(out.stdout).trim()) || 100;
+
+  const dir = await Deno.makeTempDir({ prefix: "courier-bench-forward-" });
+  try {
+    const config = `${dir}/config.yml`;
+    // Never fetched: no feed is due in the time measured.
+    const feeds: FeedSettings[] = benchFeeds(9, IDLE_FEEDS).map((f) => ({
+      ...f,
+      cron: "0 0 1 1 *",
+    }));
+    await writeConfig(config, `${dir}/data`, feeds);
+    // Every feed succeeded after its latest slot (1 January 00:00): no catch-up at start.
+    await Deno.mkdir(`${dir}/data`, { recursive: true });
+    const now = rfc3339(new Date());
+    await Deno.writeTextFile(
+      `${dir}/data/last_success.yml`,
+      feeds.map((f) => `${f.name}: ${now}\n`).join(""),
+    );
+    console.log(
+      `\n  1. ${IDLE_FEEDS} feeds configured, none due; \`deno run -A main.ts forward -c FILE\``,
+    );
+
+    const first = new ForwardProcess(config);
+    const firstStart = await first.scheduled(IDLE_FEEDS);
+    checkStop(first, await first.terminate());
+
+    const starts: number[] = [];
+    const rss: number[] = [];
+    const hwm: number[] = [];
+    const stops: number[] = [];
+    let last: ForwardProcess | null = null;
+    for (let i = 0; i < STARTS; i++) {
+      const p = new ForwardProcess(config);
+      starts.push(await p.scheduled(IDLE_FEEDS));
+      // Settled: whatever the start-up left to do after the line has run.
+      await sleep(1_000);
+      const m = await p.memory();
+      rss.push(m.rss);
+      hwm.push(m.hwm);
+      if (i === STARTS - 1) {
+        last = p;
+        break;
+      }
+      const stop = await p.terminate();
+      checkStop(p, stop);
+      stops.push(stop.ms);
+    }
+    const list = (xs: number[], f: (x: number) => string) => xs.map(f).join(" ");
+    const sec = (x: number) => (x / 1000).toFixed(2);
+    const mib = (x: number) => (x / MiB).toFixed(0);
+    console.log(
+      `    start-up to "forwarding feeds=${IDLE_FEEDS}": median ${sec(median(starts))} s ` +
+        `(target ≤ 2 s; runs: ${list(starts, sec)}; first start, creating the database: ` +
+        `${sec(firstStart)} s)`,
+    );
+    console.log(
+      `    RSS 1 s after start-up: VmRSS median ${mib(median(rss))} MiB, VmHWM median ` +
+        `${mib(median(hwm))} MiB (target ≤ 120 MB = ${(120e6 / MiB).toFixed(0)} MiB; ` +
+        `VmHWM runs: ${list(hwm, mib)})`,
+    );
+
+    // CPU over windows of 60 s of wall time, in the last process (started like the others).
+    const p = last!;
+    const cpu: number[] = [];
+    // V8 gives the start-up's heap back to the system only after a while idle: when?
+    const idleStart = performance.now();
+    let belowAt: number | null = null;
+    for (let i = 0; i < CPU_WINDOWS; i++) {
+      const before = await p.cpuSeconds();
+      const end = performance.now() + CPU_WINDOW_MS;
+      while (performance.now() < end) {
+        await sleep(Math.min(5_000, end - performance.now()));
+        if (belowAt === null && (await p.memory()).rss <= 120e6) {
+          belowAt = performance.now() - idleStart;
+        }
+      }
+      cpu.push(await p.cpuSeconds() - before);
+    }
+    const after = await p.memory();
+    console.log(
+      `    CPU (user+sys) per ${CPU_WINDOW_MS / 1000} s of wall time after start-up: median ` +
+        `${median(cpu).toFixed(2)} s (target ≤ 1 s; windows: ${list(cpu, (x) => x.toFixed(2))})`,
+    );
+    console.log(
+      `    RSS after those ${CPU_WINDOWS * CPU_WINDOW_MS / 1000} s idle: VmRSS ${mib(after.rss)} ` +
+        `MiB, VmHWM ${mib(after.hwm)} MiB; VmRSS first ≤ 120 MB ` +
+        (belowAt === null ? "never" : `${(belowAt / 1000).toFixed(0)} s (±5 s) after start-up`),
+    );
+    const stop = await p.terminate();
+    checkStop(p, stop);
+    stops.push(stop.ms);
+    console.log(
+      `    SIGTERM: exit 0 in all ${STARTS + 1} processes, median ${median(stops).toFixed(0)} ms ` +
+        `to exit`,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function checkStop(p: ForwardProcess, stop: { code: number }): void {
+  if (stop.code !== 0) throw new Error(`courier forward exited ${stop.code}: ${p.tail.join("\n")}`);
+  if (!p.tail.some((l) => / INFO +stopped/.test(l))) {
+    throw new Error(`courier forward did not say "stopped": ${p.tail.join("\n")}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. 500 feeds due in the same minute: the tick against once.
+
+async function tick(): Promise<void> {
+  const server = await startFeedServer(TICK_FEEDS, true);
+  const dir = await Deno.makeTempDir({ prefix: "courier-bench-forward-" });
+  try {
+    const args = (name: string) => [
+      String(server.port),
+      `${dir}/${name}`,
+      String(TICK_FEEDS),
+      String(CONCURRENCY),
+    ];
+    const sides = [
+      await Side.start("tick", FORWARD_SIDE, ["tick", ...args("tick")]),
+      await Side.start("runOnce", ONCE_SIDE, ["runOnce", ...args("runOnce")]),
+    ];
+    const times = await interleave(sides, TICK_ROUNDS);
+    for (const side of sides) await side.stop();
+    const [t, o] = [median(times.tick), median(times.runOnce)];
+    console.log(
+      `\n  2. ${TICK_FEEDS} local feeds due in the same minute, steady state (validators: 304s), ` +
+        `concurrency ${CONCURRENCY}, in-process, ${TICK_ROUNDS} interleaved rounds each`,
+    );
+    console.log(
+      `    loop tick ${ms(t)}   runOnce ${ms(o)}   ratio ${(t / o).toFixed(2)}× (target ≤ 1.3×)`,
+    );
+    const spread = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b);
+      return `${s[0].toFixed(0)}–${s[s.length - 1].toFixed(0)} ms`;
+    };
+    console.log(`    ranges: tick ${spread(times.tick)}, runOnce ${spread(times.runOnce)}`);
+  } finally {
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. The soak.
+
+interface Reading {
+  tick: number;
+  seconds?: number;
+  dbMiB: number;
+  rssMiB: number;
+  anonMiB: number;
+  fileMiB: number;
+  hwmMiB: number;
+  heapMiB: number;
+  heapTotalMiB: number;
+  fds: number;
+  settled?: Reading;
+}
+
+async function soak(): Promise<void> {
+  const server = await startFeedServer(SOAK_FEEDS, true);
+  const dir = await Deno.makeTempDir({ prefix: "courier-bench-forward-" });
+  try {
+    console.log(
+      `\n  3. soak: ${SOAK_TICKS} ticks of ${SOAK_FEEDS} feeds due every minute, in-process on ` +
+        `a moved clock (steady state, 304s), ticks back to back (no idle time between them for ` +
+        `V8 to shrink its heap in, unlike a real minute); memory after a full GC`,
+    );
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--v8-flags=--expose-gc",
+        FORWARD_SIDE,
+        "soak",
+        String(server.port),
+        `${dir}/soak`,
+        String(SOAK_FEEDS),
+        String(CONCURRENCY),
+        String(SOAK_TICKS),
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const readings: Reading[] = [];
+    const f1 = (x: number) => x.toFixed(1).padStart(6);
+    for await (const line of linesOf(child.stdout)) {
+      const r = JSON.parse(line) as Reading;
+      readings.push(r);
+      const s = r.settled ?? r;
+      console.log(
+        `    tick ${String(r.tick).padStart(5)}${
+          r.seconds === undefined ? "        " : ` ${r.seconds.toFixed(0).padStart(4)} s `
+        } RSS ${f1(s.rssMiB)} MiB (anon ${f1(s.anonMiB)}, files ${f1(s.fileMiB)})  heap ` +
+          `used ${f1(s.heapMiB)} of ${f1(s.heapTotalMiB)} MiB  fds ${s.fds}  db ` +
+          `${r.dbMiB.toFixed(1)} MiB`,
+      );
+    }
+    if (!(await child.status).success) throw new Error("the soak side failed");
+    const start = readings[0];
+    const end = readings[readings.length - 1];
+    const endSettled = end.settled ?? end;
+    const half = readings[Math.floor(readings.length / 2)];
+    const halfSettled = half.settled ?? half;
+    const d = (key: "rssMiB" | "heapMiB", from: Reading) =>
+      `${(endSettled[key] - from[key]).toFixed(1)} MiB`;
+    console.log(
+      `    end against start: RSS ${(endSettled.rssMiB / start.rssMiB).toFixed(2)}× ` +
+        `(${d("rssMiB", start)}), heap ${d("heapMiB", start)}, fds ${
+          endSettled.fds - start.fds
+        }; ` +
+        `VmHWM ${end.hwmMiB.toFixed(0)} MiB`,
+    );
+    console.log(
+      `    second half (ticks ${half.tick}–${end.tick}): RSS ${d("rssMiB", halfSettled)}, ` +
+        `heap ${d("heapMiB", halfSettled)}`,
+    );
+  } finally {
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+if (import.meta.main) await run();
