@@ -1,12 +1,18 @@
 /**
  * `deno task demo`: courier's main job with no token and no network. Serves the demo feeds on
  * 127.0.0.1 (a free port), writes a config for them in a temporary directory, and runs
- * `courier forward --dry-run` on it in this process, so one Ctrl-C reaches the forward loop
- * (which stops cleanly) and the demo then removes what it made.
+ * `courier forward --dry-run` on it until Ctrl-C, then removes what it made.
+ *
+ * courier runs as a child in its own process group, and the demo passes it exactly one SIGINT:
+ * a terminal's Ctrl-C reaches every process of the foreground group and `deno task` passes it
+ * on once more, and courier takes a second signal as "exit at once".
  */
 import { stringify } from "yaml";
-import { main } from "../cli/main.ts";
 import { serveDemoFeeds } from "./server.ts";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+/** How long the runs under way may take after Ctrl-C (all local: far less). */
+const GRACE_S = 5;
 
 /** The demo config: two feeds checked every minute, one merging two URLs, one with Instant View. */
 export function demoConfig(base: string, dataDir: string): string {
@@ -40,23 +46,17 @@ export function demoConfig(base: string, dataDir: string): string {
 export async function runDemo(): Promise<number> {
   const server = serveDemoFeeds();
   const dir = await Deno.makeTempDir({ prefix: "courier-demo-" });
-  let done = false;
-  // Runs once, whichever way the demo ends: a clean stop, or Deno.exit (a second Ctrl-C).
-  const cleanUp = () => {
-    if (done) return;
-    done = true;
+  let child: Deno.ChildProcess | null = null;
+  let stopAsked = false;
+  const stop = () => {
+    if (stopAsked) return;
+    stopAsked = true;
     try {
-      Deno.removeSync(dir, { recursive: true });
+      child?.kill("SIGINT");
     } catch { /* already gone */ }
-    console.log(`\ncourier demo: stopped; removed ${dir}.`);
   };
-  globalThis.addEventListener("unload", cleanUp);
-  // Until the loop fetches a feed it may not be listening to Ctrl-C yet; a Ctrl-C then ends
-  // the demo here rather than by the signal's default action, which would leave the directory.
-  const earlyStop = () => {
-    if (!server.asked) Deno.exit(130);
-  };
-  Deno.addSignalListener("SIGINT", earlyStop);
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
   try {
     const config = `${dir}/config.yml`;
     await Deno.writeTextFile(config, demoConfig(server.base, `${dir}/data`));
@@ -66,12 +66,26 @@ export async function runDemo(): Promise<number> {
     );
     console.log("First the catch-up, then a new story each minute. Press Ctrl-C to stop.\n");
     // Warnings and errors only: the messages are the show.
-    return await main(["forward", "--dry-run", "--log-level", "warn", "-c", config]);
+    const args = ["forward", "--dry-run", "--log-level", "warn", "--grace", String(GRACE_S)];
+    child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", "--quiet", MAIN, ...args, "-c", config],
+      stdin: "null",
+      stdout: "inherit",
+      stderr: "inherit",
+      detached: true,
+    }).spawn();
+    // A Ctrl-C that came while it was starting.
+    if (stopAsked) child.kill("SIGINT");
+    const status = await child.status;
+    // Stopped as asked: a clean stop (0), or one that came before courier listened for it.
+    if (stopAsked && (status.code === 0 || status.signal === "SIGINT")) return 0;
+    return status.code;
   } finally {
-    Deno.removeSignalListener("SIGINT", earlyStop);
+    Deno.removeSignalListener("SIGINT", stop);
+    Deno.removeSignalListener("SIGTERM", stop);
     await server.shutdown();
-    cleanUp();
-    globalThis.removeEventListener("unload", cleanUp);
+    await Deno.remove(dir, { recursive: true });
+    console.log(`\ncourier demo: stopped; removed ${dir}.`);
   }
 }
 

@@ -13,8 +13,6 @@ const MINUTE = 60_000;
 export interface DemoServer {
   /** http://127.0.0.1:PORT */
   base: string;
-  /** Whether any feed was asked for yet (courier's loop is up and listening to signals). */
-  readonly asked: boolean;
   shutdown(): Promise<void>;
 }
 
@@ -29,9 +27,7 @@ function newsWithLiveStories(firstMinute: number, nowMinute: number): string {
 /** Serves the demo feeds; `now` is the wall clock (the one the loop's cron follows). */
 export function serveDemoFeeds(now: () => number = Date.now): DemoServer {
   let firstNewsMinute: number | null = null;
-  let asked = false;
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
-    asked = true;
     const reply = (body: string, type: string) =>
       new Response(body, { headers: { "content-type": type, "cache-control": "no-store" } });
     switch (new URL(request.url).pathname) {
@@ -49,9 +45,6 @@ export function serveDemoFeeds(now: () => number = Date.now): DemoServer {
   });
   return {
     base: `http://127.0.0.1:${server.addr.port}`,
-    get asked() {
-      return asked;
-    },
     shutdown: () => server.shutdown(),
   };
 }
