@@ -78,3 +78,16 @@ export const NEWS_MIRROR_RSS = `<?xml version="1.0" encoding="UTF-8"?>
   </channel>
 </rss>
 `;
+
+/** The story the demo's news feed gains at `minute` (minutes since the epoch, UTC). */
+export function liveStory(minute: number): string {
+  const at = new Date(minute * 60_000);
+  const hhmm = at.toISOString().slice(11, 16);
+  return `
+    <item>
+      <title>Live from the demo press: the ${hhmm} UTC story</title>
+      <link>https://news.example/live/${minute}</link>
+      <guid>https://news.example/live/${minute}</guid>
+      <pubDate>${at.toUTCString()}</pubDate>
+    </item>`;
+}

@@ -1,31 +1,20 @@
 /**
- * `deno task demo`: courier at work with no token and no network. Serves a few fixture feeds on
+ * `deno task demo`: courier's main job with no token and no network. Serves the demo feeds on
  * 127.0.0.1 (a free port), writes a config for them in a temporary directory, and runs
- * `courier once --dry-run` on it, which prints every message it would post.
+ * `courier forward --dry-run` on it until Ctrl-C, then removes what it made.
+ *
+ * courier runs as a child in its own process group, and the demo passes it exactly one SIGINT:
+ * a terminal's Ctrl-C reaches every process of the foreground group and `deno task` passes it
+ * on once more, and courier takes a second signal as "exit at once".
  */
 import { stringify } from "yaml";
-import { BLOG_ATOM, NEWS_MIRROR_RSS, NEWS_RSS } from "./fixtures.ts";
+import { serveDemoFeeds } from "./server.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+/** How long the runs under way may take after Ctrl-C (all local: far less). */
+const GRACE_S = 5;
 
-const ROUTES: Record<string, { body: string; type: string }> = {
-  "/news.xml": { body: NEWS_RSS, type: "application/rss+xml; charset=utf-8" },
-  "/news-mirror.xml": { body: NEWS_MIRROR_RSS, type: "application/rss+xml; charset=utf-8" },
-  "/blog.atom": { body: BLOG_ATOM, type: "application/atom+xml; charset=utf-8" },
-};
-
-/** Serves the fixture feeds; resolves to the server and its base URL. */
-export function serveDemoFeeds() {
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
-    const route = ROUTES[new URL(request.url).pathname];
-    return route
-      ? new Response(route.body, { headers: { "content-type": route.type } })
-      : new Response("not found", { status: 404 });
-  });
-  return { server, base: `http://127.0.0.1:${server.addr.port}` };
-}
-
-/** The demo config: two feeds, one merging two URLs, one with Instant View. */
+/** The demo config: two feeds checked every minute, one merging two URLs, one with Instant View. */
 export function demoConfig(base: string, dataDir: string): string {
   return stringify({
     // A placeholder: a dry run never talks to the messenger.
@@ -37,7 +26,7 @@ export function demoConfig(base: string, dataDir: string): string {
         name: "demo-news",
         channel: "@courier_demo",
         url: [`${base}/news.xml`, `${base}/news-mirror.xml`],
-        cron: "*/10 * * * *",
+        cron: "* * * * *",
         type: "rss",
         title: "Read the story",
         first_time_limit: 4,
@@ -46,7 +35,7 @@ export function demoConfig(base: string, dataDir: string): string {
         name: "demo-blog",
         channel: "@courier_demo_blog",
         url: `${base}/blog.atom`,
-        cron: "0 * * * *",
+        cron: "* * * * *",
         type: "atom",
         rhash: "demo1234",
       },
@@ -55,23 +44,48 @@ export function demoConfig(base: string, dataDir: string): string {
 }
 
 export async function runDemo(): Promise<number> {
-  const { server, base } = serveDemoFeeds();
+  const server = serveDemoFeeds();
   const dir = await Deno.makeTempDir({ prefix: "courier-demo-" });
+  let child: Deno.ChildProcess | null = null;
+  let stopAsked = false;
+  const stop = () => {
+    if (stopAsked) return;
+    stopAsked = true;
+    try {
+      child?.kill("SIGINT");
+    } catch { /* already gone */ }
+  };
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
   try {
     const config = `${dir}/config.yml`;
-    await Deno.writeTextFile(config, demoConfig(base, `${dir}/data`));
-    console.log(`courier demo: feeds served at ${base}, config at ${config}`);
-    console.log(`running: courier once --dry-run -c ${config}\n`);
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-all", "--quiet", MAIN, "once", "--dry-run", "-c", config],
+    await Deno.writeTextFile(config, demoConfig(server.base, `${dir}/data`));
+    console.log(
+      `courier demo: forwarding two sample feeds from ${server.base} every minute, as a dry run ` +
+        `(each message is printed, not sent; config at ${config}).`,
+    );
+    console.log("First the catch-up, then a new story each minute. Press Ctrl-C to stop.\n");
+    // Warnings and errors only: the messages are the show.
+    const args = ["forward", "--dry-run", "--log-level", "warn", "--grace", String(GRACE_S)];
+    child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", "--quiet", MAIN, ...args, "-c", config],
+      stdin: "null",
       stdout: "inherit",
       stderr: "inherit",
+      detached: true,
     }).spawn();
-    const { code } = await child.status;
-    return code;
+    // A Ctrl-C that came while it was starting.
+    if (stopAsked) child.kill("SIGINT");
+    const status = await child.status;
+    // Stopped as asked: a clean stop (0), or one that came before courier listened for it.
+    if (stopAsked && (status.code === 0 || status.signal === "SIGINT")) return 0;
+    return status.code;
   } finally {
+    Deno.removeSignalListener("SIGINT", stop);
+    Deno.removeSignalListener("SIGTERM", stop);
     await server.shutdown();
     await Deno.remove(dir, { recursive: true });
+    console.log(`\ncourier demo: stopped; removed ${dir}.`);
   }
 }
 
