@@ -109,14 +109,10 @@ export async function run(argv: string[]): Promise<number> {
     const loop = new Loop({
       forwarder: {
         read: readFeed,
-        state: runtime.state,
-        outbox: runtime.outbox,
-        successLog: runtime.successLog,
+        ...runtime.forwarderParts,
         logger,
         concurrency: flags.concurrency,
-        migrations: runtime.migrations,
         serialize: flags.dryRun,
-        fetchClientFor: runtime.fetchClientFor,
       },
       clock: realClock,
       logger,

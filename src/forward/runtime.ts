@@ -18,6 +18,7 @@ import { LastSuccessFile } from "../store/last_success.ts";
 import { acquireLock, type DataDirLock } from "../store/lock.ts";
 import { PrintingOutbox, readOnlyState } from "./dry_run.ts";
 import type { ForwardState, SuccessLog } from "./feed_run.ts";
+import type { ForwarderOptions } from "./forwarder.ts";
 
 /** A bad command-line choice found while wiring a run (exit code 2, nothing was done). */
 export class RuntimeUsageError extends Error {
@@ -251,6 +252,20 @@ export class Runtime {
   /** The HTTP client that carries a feed's proxy; undefined for a direct connection. */
   fetchClientFor = (feed: FeedSettings): Deno.HttpClient | undefined =>
     this.proxies.get(feed.proxy);
+
+  /** What a Forwarder (or a Loop's) takes from the runtime: state, outbox, migrations, proxies. */
+  get forwarderParts(): Pick<
+    ForwarderOptions,
+    "state" | "outbox" | "successLog" | "migrations" | "fetchClientFor"
+  > {
+    return {
+      state: this.state,
+      outbox: this.outbox,
+      successLog: this.successLog,
+      migrations: this.migrations,
+      fetchClientFor: this.fetchClientFor,
+    };
+  }
 
   /**
    * Prunes the state if the last prune is a day old (one read otherwise), keeping the feeds

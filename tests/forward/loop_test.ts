@@ -142,13 +142,9 @@ async function harness(
         });
         return readFeed(o);
       },
-      state: runtime.state,
-      outbox: runtime.outbox,
-      successLog: runtime.successLog,
+      ...runtime.forwarderParts,
       logger,
       concurrency: 4,
-      migrations: runtime.migrations,
-      fetchClientFor: runtime.fetchClientFor,
     },
     clock,
     logger,
@@ -547,9 +543,7 @@ Deno.test("loop: past the grace period a run stops before its next send; nothing
       const summary = await runOnce({
         feeds: h.settings.feeds,
         read: readFeed,
-        state: runtime.state,
-        outbox: runtime.outbox,
-        successLog: runtime.successLog,
+        ...runtime.forwarderParts,
         logger: memoryLogger().logger,
         concurrency: 1,
       });
@@ -585,9 +579,7 @@ Deno.test("loop: the maintenance hook runs after start and every 24 h; checkpoin
   const loop = new Loop({
     forwarder: {
       read: readFeed,
-      state: runtime.state,
-      outbox: runtime.outbox,
-      successLog: runtime.successLog,
+      ...runtime.forwarderParts,
       logger,
       concurrency: 2,
     },
@@ -644,9 +636,7 @@ Deno.test("loop: a dry run prints each entry once over many ticks, and a new one
   const loop = new Loop({
     forwarder: {
       read: readFeed,
-      state: runtime.state,
-      outbox: runtime.outbox,
-      successLog: runtime.successLog,
+      ...runtime.forwarderParts,
       logger,
       concurrency: 2,
       serialize: true,

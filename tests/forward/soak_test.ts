@@ -240,13 +240,9 @@ Deno.test("soak: 3,000 one-minute ticks over 40 feeds: every entry sent once, re
   const loop = new Loop({
     forwarder: {
       read: readFeed,
-      state: runtime.state,
-      outbox: runtime.outbox,
-      successLog: runtime.successLog,
+      ...runtime.forwarderParts,
       logger,
       concurrency: 8,
-      migrations: runtime.migrations,
-      fetchClientFor: runtime.fetchClientFor,
     },
     clock,
     logger,
