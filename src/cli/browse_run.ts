@@ -4,6 +4,7 @@ import { BrowseError, startBrowser } from "../browse/server.ts";
 import { runWorker } from "../browse/worker.ts";
 import { ConfigError, configPathFrom, loadSettings } from "../config/load.ts";
 import { redactUrl } from "../log/secret.ts";
+import { fileReadProblem } from "../log/file_error.ts";
 import { parseCommandArgs, parsePositiveInt } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
 
@@ -48,13 +49,7 @@ export function readTokenFile(path: string): string {
       if (size === buffer.length) break;
     }
   } catch (error) {
-    const why = error instanceof Deno.errors.NotFound
-      ? "no such file"
-      : error instanceof Deno.errors.PermissionDenied
-      ? "permission denied"
-      : error instanceof Deno.errors.IsADirectory
-      ? "it is a directory"
-      : "it cannot be read";
+    const why = fileReadProblem(error);
     throw new UsageError(`courier browse: --token-file ${path}: ${why}`);
   }
   const text = new TextDecoder().decode(buffer.subarray(0, size));

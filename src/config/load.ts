@@ -3,6 +3,7 @@ import { LineCounter, parseDocument } from "yaml";
 import { effectiveSettings } from "./effective.ts";
 import type { Settings } from "./types.ts";
 import { type Problem, validateDocument } from "./validate.ts";
+import { fileReadProblem } from "../log/file_error.ts";
 
 /** The config cannot be used. `message` holds one line per problem, each naming file and place. */
 export class ConfigError extends Error {
@@ -49,15 +50,7 @@ export async function loadSettings(path: string, cwd = Deno.cwd()): Promise<Sett
   try {
     text = await Deno.readTextFile(path);
   } catch (error) {
-    const reason = error instanceof Deno.errors.NotFound
-      ? "no such file"
-      : error instanceof Deno.errors.PermissionDenied
-      ? "permission denied"
-      : error instanceof Deno.errors.IsADirectory
-      ? "is a directory"
-      : error instanceof TypeError
-      ? "not valid UTF-8 text"
-      : (error as Error).message;
+    const reason = fileReadProblem(error);
     throw new ConfigError([`${path}: cannot read config: ${reason}`]);
   }
   return parseSettings(text.replace(/^\uFEFF/, ""), path, cwd);
