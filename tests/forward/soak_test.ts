@@ -3,7 +3,7 @@
  * clock, with the real parts (Runtime with its SQLite store and last-success file, local feed
  * servers answering 200, 304 and errors, the fake Bot API). At the end every entry was sent
  * exactly once, and what the process holds (file descriptors, timers, runs in flight, heap
- * after a forced GC, RSS) is no more than it was early in the soak, within a stated bound.
+ * after a forced GC) is no more than it was early in the soak, within a stated bound.
  */
 import { collectGarbage } from "../../src/forward/collect_garbage.ts";
 import assert from "node:assert/strict";
@@ -34,7 +34,6 @@ const HEAP_BOUND = 30 * MB;
  * RSS is the whole process's: in `deno test --parallel` other test files run in it too, so
  * its bound is wider.
  */
-const RSS_BOUND = 64 * MB;
 /** Keep-alive connections come and go; more than this many new descriptors is a leak. */
 const FD_SLACK = 8;
 
@@ -340,7 +339,9 @@ Deno.test("soak: 3,000 one-minute ticks over 40 feeds: every entry sent once, re
       end.heapUsed - early.heapUsed <= HEAP_BOUND,
       `heap used ${mb(early.heapUsed)} -> ${mb(end.heapUsed)}`,
     );
-    assert.ok(end.rss - early.rss <= RSS_BOUND, `rss ${mb(early.rss)} -> ${mb(end.rss)}`);
+    // Not the process's RSS: under `deno test --parallel` other test files run in the same
+    // process (CI saw 372 -> 502 MB while this file's heap stayed flat). It is printed above;
+    // the bench measures a process of its own (`deno task bench forward`).
 
     await loop.stop(0);
     stopped = true;
