@@ -6,27 +6,51 @@ function dateOf(entry: Entry): number | null {
 }
 
 /**
+ * Whether the document gave this entry an id of its own (guid / atom:id) rather than the link
+ * or content hash identity falls back to. A guid equal to the link counts as none: such an
+ * entry merges by id with any other carrying that link anyway.
+ */
+function hasOwnId(entry: Entry): boolean {
+  return entry.id !== entry.link && !entry.id.startsWith("hash:");
+}
+
+/**
  * Merges the entries of every URL of one feed into the order they are sent in.
  *
  * Each list is in document order, and feeds list newest first, so each is reversed; lists are
- * concatenated in URL order; an entry whose id or link was already seen is dropped (the first
- * sighting wins). Then dated entries are sorted oldest first into the positions dated entries
- * occupy, while undated entries keep theirs: with no dates at all this is reverse document
- * order, with dates everywhere it is date order, and ties keep document order reversed.
+ * concatenated in URL order; an entry whose id was already seen is dropped (the first sighting
+ * wins). A shared link drops an entry only when the two come from different URLs (mirrors give
+ * one post different ids) or neither has an id of its own: within one document, entries with
+ * different ids are different entries, as a podcast's episodes may all link to the show's page.
+ * Then dated entries are sorted oldest first into the positions dated entries occupy, while
+ * undated entries keep theirs: with no dates at all this is reverse document order, with dates
+ * everywhere it is date order, and ties keep document order reversed.
  */
 export function orderEntries(lists: readonly (readonly Entry[])[]): Entry[] {
   const ids = new Set<string>();
-  const links = new Set<string>();
+  /** For each link, the lists it was seen in, and whether an entry without own id had it there. */
+  const links = new Map<string, { lists: Set<number>; anonymousIn: Set<number> }>();
   const merged: Entry[] = [];
-  for (const list of lists) {
+  lists.forEach((list, listIndex) => {
     for (let i = list.length - 1; i >= 0; i--) {
       const entry = list[i];
-      if (ids.has(entry.id) || (entry.link !== null && links.has(entry.link))) continue;
+      if (ids.has(entry.id)) continue;
+      const own = hasOwnId(entry);
+      const seen = entry.link === null ? undefined : links.get(entry.link);
+      if (seen) {
+        const elsewhere = seen.lists.size > (seen.lists.has(listIndex) ? 1 : 0);
+        if (elsewhere || (!own && seen.anonymousIn.has(listIndex))) continue;
+      }
       ids.add(entry.id);
-      if (entry.link !== null) links.add(entry.link);
+      if (entry.link !== null) {
+        const record = seen ?? { lists: new Set<number>(), anonymousIn: new Set<number>() };
+        record.lists.add(listIndex);
+        if (!own) record.anonymousIn.add(listIndex);
+        links.set(entry.link, record);
+      }
       merged.push(entry);
     }
-  }
+  });
 
   const slots: number[] = [];
   const dated: { entry: Entry; time: number; seq: number }[] = [];

@@ -98,6 +98,24 @@ Deno.test("merge: several URLs deduplicated by id and by link, oldest first", ()
   assert.deepEqual(orderEntries([first, second]).map((e) => e.id), ["a", "b", "c"]);
 });
 
+Deno.test("merge: within one document, different ids sharing a link stay distinct", () => {
+  const show = "https://podcast.example/show";
+  const list = [entry("ep3", show, null), entry("ep2", show, null), entry("ep1", show, null)];
+  assert.deepEqual(orderEntries([list]).map((e) => e.id), ["ep1", "ep2", "ep3"]);
+  // From a second URL of the same feed, a shared link is the same post under a mirror's id.
+  const mirror = [entry("mirror-ep1", show, null)];
+  assert.deepEqual(orderEntries([list, mirror]).map((e) => e.id), ["ep1", "ep2", "ep3"]);
+});
+
+Deno.test("merge: within one document, entries without ids merge by link", () => {
+  const link = "https://e/x";
+  const anonymous = [entry(link, link, null), entry("hash:0123456789abcdef", link, null)];
+  assert.deepEqual(orderEntries([anonymous]).map((e) => e.id), ["hash:0123456789abcdef"]);
+  // One with an id of its own and one without are not merged by their shared link.
+  const mixed = [entry("guid-1", link, null), entry("hash:0123456789abcdef", link, null)];
+  assert.equal(orderEntries([mixed]).length, 2);
+});
+
 Deno.test("merge: undated entries keep reverse document order around sorted dated ones", () => {
   const list = [
     entry("u1", null, null),
