@@ -181,3 +181,14 @@ export function decodeEntities(text: string, declared?: DeclaredEntities): strin
   }
   return last === 0 ? text : out + text.slice(last);
 }
+
+/** Whether `name` (without `&` and `;`) is one of HTML's named character references. */
+export function isHtmlEntity(name: string): boolean {
+  return NAMED.has(name) || name === "amp" || name === "lt" || name === "gt" ||
+    name === "quot" || name === "apos";
+}
+
+/** Decodes the character references of an HTML text (no tags) as an HTML reader would. */
+export function decodeHtml(text: string): string {
+  return decodeEntities(text);
+}

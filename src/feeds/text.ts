@@ -1,4 +1,5 @@
-import { decodeEntities } from "./entities.ts";
+import { Parser } from "htmlparser2";
+import { decodeHtml, isHtmlEntity } from "./entities.ts";
 
 /** Collapses runs of whitespace (including no-break spaces) to one space and trims. */
 export function collapse(text: string): string {
@@ -31,24 +32,130 @@ function needsCollapse(text: string): boolean {
   return false;
 }
 
-const HTML_HINT =
-  /<\/[A-Za-z][\w:-]*\s*>|<[A-Za-z][\w:-]*[^<>]*\/>|<br\s*>|&(#\d+|#x[\da-f]+|\w+);/i;
+/**
+ * Elements a title may carry as markup: phrasing content. A block element (`<details>`,
+ * `<table>`) in a title is a mention of the element, not formatting.
+ */
+const PHRASING = new Set([
+  "a",
+  "abbr",
+  "acronym",
+  "b",
+  "bdi",
+  "bdo",
+  "big",
+  "br",
+  "cite",
+  "code",
+  "del",
+  "dfn",
+  "em",
+  "font",
+  "i",
+  "img",
+  "ins",
+  "kbd",
+  "mark",
+  "q",
+  "s",
+  "samp",
+  "small",
+  "span",
+  "strike",
+  "strong",
+  "sub",
+  "sup",
+  "time",
+  "tt",
+  "u",
+  "var",
+  "wbr",
+]);
+const VOID = new Set(["br", "img", "wbr"]);
+const TAG_TOKEN = /<(\/?)(\w+)[^<>]*?(\/?)>|<\/?\w/g;
+const NAMED_ENTITY = /&(\w+);/g;
 
-/** Whether text that is supposed to be plain looks like escaped HTML (feedparser's heuristic). */
+/**
+ * Whether text that is supposed to be plain is in fact escaped HTML, decided as feedparser's
+ * `looks_like_html` does and stricter still, because a false positive silently eats words
+ * ("Use <br> for breaks", "</example>"): it needs a closing tag or an entity; every tag must be
+ * a known phrasing element, complete and properly nested; every named entity must be HTML's.
+ */
 export function looksLikeHtml(text: string): boolean {
-  return (text.indexOf("<") >= 0 || text.indexOf("&") >= 0) && HTML_HINT.test(text);
+  if (text.indexOf("<") < 0 && text.indexOf("&") < 0) return false;
+  if (!/<\/\w+>/.test(text) && !/&#?\w+;/.test(text)) return false;
+  const open: string[] = [];
+  for (const m of text.matchAll(TAG_TOKEN)) {
+    if (m[2] === undefined) return false; // a tag that never closes its `>`
+    const name = m[2].toLowerCase();
+    if (!PHRASING.has(name)) return false;
+    if (m[1] === "/") {
+      if (open.pop() !== name) return false;
+    } else if (m[3] !== "/" && !VOID.has(name)) {
+      open.push(name);
+    }
+  }
+  if (open.length > 0) return false;
+  for (const m of text.matchAll(NAMED_ENTITY)) {
+    if (!isHtmlEntity(m[1])) return false;
+  }
+  return true;
 }
 
-const DROP = /<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>|<!--[\s\S]*?-->/gi;
-const BLOCK_TAG =
-  /<\/?(?:p|div|br|li|ul|ol|tr|td|th|h[1-6]|blockquote|pre|hr|table|section|article)\b[^>]*>/gi;
-const TAG = /<\/?[A-Za-z][^<>]*>|<!\[CDATA\[|\]\]>/g;
+const BLOCK = new Set([
+  "p",
+  "div",
+  "br",
+  "li",
+  "ul",
+  "ol",
+  "tr",
+  "td",
+  "th",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "blockquote",
+  "pre",
+  "hr",
+  "table",
+  "section",
+  "article",
+  "details",
+  "summary",
+  "figure",
+  "figcaption",
+  "dd",
+  "dt",
+]);
+const HIDDEN = new Set(["script", "style", "template"]);
 
-/** Plain text of an HTML fragment: tags stripped, entities decoded, whitespace collapsed. */
+/**
+ * Plain text of an HTML fragment, read by an HTML parser: tags, comments and declarations
+ * dropped, script and style contents skipped, entities decoded, whitespace collapsed.
+ */
 export function htmlToText(html: string): string {
-  if (html.indexOf("<") < 0) return collapse(decodeEntities(html));
-  const text = html.replace(DROP, "").replace(BLOCK_TAG, " ").replace(TAG, "");
-  return collapse(decodeEntities(text));
+  if (html.indexOf("<") < 0) return collapse(html.indexOf("&") < 0 ? html : decodeHtml(html));
+  const parts: string[] = [];
+  let hidden = 0;
+  const parser = new Parser({
+    onopentagname(name) {
+      if (HIDDEN.has(name)) hidden++;
+      else if (BLOCK.has(name)) parts.push(" ");
+    },
+    onclosetag(name) {
+      if (HIDDEN.has(name)) hidden = Math.max(0, hidden - 1);
+      else if (BLOCK.has(name)) parts.push(" ");
+    },
+    ontext(text) {
+      if (hidden === 0) parts.push(text);
+    },
+  }, { decodeEntities: true, recognizeCDATA: true });
+  parser.end(html);
+  return collapse(parts.join(""));
 }
 
 /** Plain text of a value that may or may not be HTML. */

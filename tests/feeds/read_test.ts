@@ -71,6 +71,7 @@ Deno.test("readFeed: several URLs merged and deduplicated, type mismatch warned"
     assert.deepEqual(read.entries.map((e) => e.id), [
       "guid-a",
       "guid-b",
+      "guid-b2",
       "yt:video:zyxwvutsrqp",
       "yt:video:abcdefghijk",
     ]);
