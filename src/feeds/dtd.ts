@@ -41,6 +41,32 @@ function doctypeEnd(text: string, start: number): { end: number; subset: string 
   return { end: text.length, subset: subsetStart >= 0 ? text.slice(subsetStart) : "" };
 }
 
+/**
+ * Where the DOCTYPE declaration before the root element starts, or -1. Comments and processing
+ * instructions are skipped whole: a comment that quotes "<!DOCTYPE" holds no doctype.
+ */
+function findDoctype(text: string): number {
+  let i = text.indexOf("<");
+  while (i >= 0) {
+    if (text.startsWith("<!--", i)) {
+      const close = text.indexOf("-->", i + 4);
+      if (close < 0) return -1;
+      i = text.indexOf("<", close + 3);
+    } else if (text.startsWith("<?", i)) {
+      const close = text.indexOf("?>", i + 2);
+      if (close < 0) return -1;
+      i = text.indexOf("<", close + 2);
+    } else if (/^<!DOCTYPE/i.test(text.slice(i, i + 9))) {
+      return i;
+    } else if (/[A-Za-z_]/.test(text[i + 1] ?? "")) {
+      return -1; // the root element: a DOCTYPE after it is not the document's
+    } else {
+      i = text.indexOf("<", i + 1);
+    }
+  }
+  return -1;
+}
+
 const ENTITY_DECL =
   /<!ENTITY\s+(%\s+)?([A-Za-z_][\w.-]*)\s+(?:"([^"]*)"|'([^']*)'|(SYSTEM|PUBLIC)\b[^>]*)\s*>/g;
 
@@ -52,9 +78,7 @@ const ENTITY_DECL =
  * lengths before anything is expanded, so memory stays bounded.
  */
 export function readProlog(text: string): Prolog {
-  const firstTag = text.search(/<[A-Za-z_]/);
-  const prefix = firstTag < 0 ? text : text.slice(0, firstTag);
-  const start = prefix.search(/<!DOCTYPE/i);
+  const start = findDoctype(text);
   if (start < 0) return { body: text, entities: undefined, warnings: [] };
   const { end, subset } = doctypeEnd(text, start);
   const body = text.slice(0, start) + text.slice(end);

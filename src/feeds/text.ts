@@ -154,7 +154,12 @@ export function htmlToText(html: string): string {
       if (hidden === 0) parts.push(text);
     },
   }, { decodeEntities: true, recognizeCDATA: true });
-  parser.end(html);
+  // Markup the text ends inside of ("<!DOCTYPE" quoted in a CDATA section) is text, as
+  // feedparser reads it: the HTML parser would keep only part of it.
+  const lastOpen = html.lastIndexOf("<");
+  const unfinished = lastOpen >= 0 && html.indexOf(">", lastOpen) < 0;
+  parser.end(unfinished ? html.slice(0, lastOpen) : html);
+  if (unfinished) parts.push(decodeHtml(html.slice(lastOpen)));
   return collapse(parts.join(""));
 }
 

@@ -143,3 +143,17 @@ Deno.test("bytes: the HTTP charset is honoured; a string input is used as is", (
   assert.equal(parseFeed(latin1, BASE).title, "café", "invalid UTF-8 falls back to windows-1252");
   assert.equal(parseFeed("<rss><channel><title>ok</title></channel></rss>", BASE).title, "ok");
 });
+
+Deno.test("a DOCTYPE quoted in a comment before the root is not a doctype", () => {
+  // feedparser's tests/wellformed/rss/item_description_not_a_doctype2.xml; feedparser reads the
+  // description as "<!DOCTYPE".
+  const bytes = Deno.readFileSync(
+    new URL("../fixtures/feeds/item_description_not_a_doctype2.xml", import.meta.url),
+  );
+  const feed = parseFeed(bytes, BASE);
+  assert.equal(feed.entries.length, 1);
+  assert.equal(feed.entries[0].summary, "<!DOCTYPE");
+  const real = '<!-- <!DOCTYPE x> --><!DOCTYPE rss [<!ENTITY who "World">]>' +
+    "<rss><channel><item><title>Hello &who;</title></item></channel></rss>";
+  assert.equal(parseFeed(real, BASE).entries[0].title, "Hello World");
+});
