@@ -69,16 +69,23 @@ function atomText(element: XmlElement): string {
   return collapse(raw ?? textOf(element));
 }
 
-/** The URL of an Atom `link` worth sending: an HTML alternate first, then any alternate. */
+/**
+ * The URL of an Atom `link` worth sending: an HTML alternate first, then any alternate, then an
+ * enclosure. Other rels (license, self, edit, replies, related, via...) name something other
+ * than the entry's page and are never its link (feedparser takes alternates only).
+ */
 function pickAtomLink(links: XmlElement[]): string | null {
   let best: XmlElement | undefined;
   let bestScore = 0;
   for (const link of links) {
-    const rel = (link.attrs.rel ?? "alternate").toLowerCase();
+    const rel = (link.attrs.rel ?? "alternate").trim().toLowerCase();
     const type = (link.attrs.type ?? "").toLowerCase();
     let score = 0;
-    if (rel === "alternate") score = type === "" || type.includes("html") ? 4 : 3;
-    else if (rel !== "self" && rel !== "edit" && rel !== "hub" && rel !== "replies") score = 1;
+    if (rel === "alternate" || rel === "http://www.iana.org/assignments/relation/alternate") {
+      score = type === "" || type.includes("html") ? 4 : 3;
+    } else if (rel === "enclosure") {
+      score = 1; // a podcast entry's media is still something to open, as RSS's enclosure is
+    }
     if (score > bestScore && link.attrs.href) {
       best = link;
       bestScore = score;
@@ -231,7 +238,11 @@ function atomEntry(entry: XmlElement, ns: string): Entry {
     }
   }
   const titleText = title ? atomText(title) : "";
-  const link = pickAtomLink(links);
+  let link = pickAtomLink(links);
+  // An id that is a web address is the entry's page when no link names one (feedparser, miniflux).
+  if (link === null && id !== null && /^https?:\/\/\S+$/i.test(id)) {
+    link = resolveUrl(id, entry.base);
+  }
   const summaryEl = summary ?? content;
   const summaryText = summaryEl ? atomText(summaryEl) : media ? collapse(textOf(media)) : "";
   return finishEntry(
@@ -254,7 +265,16 @@ function channelTitleAndLink(channel: XmlElement | undefined, ns: string) {
   };
 }
 
-const FEED_ROOTS = new Set(["rss", "rdf:rdf", "rdf", "atom:feed", "atom03:feed", "feed"]);
+const FEED_ROOTS = new Set([
+  "rss",
+  "rdf:rdf",
+  "rdf",
+  "atom:feed",
+  "atom03:feed",
+  "feed",
+  "atom:entry",
+  "atom03:entry",
+]);
 
 function describeNonFeed(roots: XmlElement[]): string {
   if (roots.some((r) => /(^|:)html$/.test(r.name))) return "not a feed: it is an HTML page";
@@ -326,6 +346,13 @@ function interpret(
     const ns = channel ? channel.name.slice(0, channel.name.length - "channel".length) : "rss1:";
     const format: FeedFormat = ns === "rss090:" ? "rss09x" : "rss1";
     return { format, ...channelTitleAndLink(channel, ns), entries: records.items, warnings };
+  }
+
+  if (root.name.endsWith(":entry")) {
+    // An Atom Entry Document (RFC 4287 section 2): one entry, read as a feed of one.
+    const ns = root.name.slice(0, root.name.length - "entry".length);
+    const format: FeedFormat = ns === "atom03:" ? "atom03" : "atom10";
+    return { format, title: null, link: null, entries: [atomEntry(root, ns)], warnings };
   }
 
   const ns = root.name.slice(0, root.name.length - "feed".length);

@@ -157,3 +157,13 @@ Deno.test("a DOCTYPE quoted in a comment before the root is not a doctype", () =
     "<rss><channel><item><title>Hello &who;</title></item></channel></rss>";
   assert.equal(parseFeed(real, BASE).entries[0].title, "Hello World");
 });
+
+Deno.test("atom: a license link is never the link; only a web-address id stands in for one", () => {
+  const doc = '<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>' +
+    '<entry><id>tag:x,2024:1</id><title>a</title><link rel="license" href="https://cc/by"/></entry>' +
+    '<entry><id>https://e/2</id><title>b</title><link rel="license" href="https://cc/by"/></entry>' +
+    "</feed>";
+  const [a, b] = parseFeed(doc, BASE).entries;
+  assert.equal(a.link, null);
+  assert.equal(b.link, "https://e/2");
+});
