@@ -35,3 +35,12 @@ Deno.test("text: declarations, comments, scripts and styles never reach the text
   assert.equal(htmlToText("&lt;not a tag&gt; &amp; plain"), "<not a tag> & plain");
   assert.equal(htmlToText("<p>5 < 6</p>"), "5 < 6");
 });
+
+Deno.test("entities: HTML5's whole table, strict about the semicolon and the name", async () => {
+  const { decodeEntities, isHtmlEntity } = await import("../../src/feeds/entities.ts");
+  assert.equal(decodeEntities("&check; &bigstar; &hellip; &apos;"), "✓ ★ … '");
+  assert.equal(decodeEntities("&notit; &madeup; ?a=1&copy=2"), "&notit; &madeup; ?a=1&copy=2");
+  assert.equal(decodeEntities("&#147;x&#148; &#x81;"), "“x” \ufffd");
+  assert.equal(isHtmlEntity("NotNestedGreaterGreater"), true);
+  assert.equal(isHtmlEntity("madeup"), false);
+});
