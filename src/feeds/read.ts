@@ -28,7 +28,10 @@ export interface ReadOptions {
 }
 
 export interface FeedRead {
-  /** All URLs merged, deduplicated by id (and by link across URLs, for entries without an id of their own), in send order (see orderEntries). */
+  /**
+   * All URLs merged, deduplicated by id (and by link across URLs, for entries without an id of
+   * their own), in send order (see orderEntries).
+   */
   entries: Entry[];
   warnings: string[];
   /** What to store for each URL after the run succeeds. */
