@@ -21,11 +21,11 @@ function render(view: SettingsView): string {
   const feeds = view.feeds.map((feed) =>
     `feed ${feed.name}\n` + rows([
       ["channel", feed.channel],
-      ...feed.urls.map((url, i): [string, string] => [i === 0 ? "url" : "", url]),
+      ...feed.url.map((url, i): [string, string] => [i === 0 ? "url" : "", url]),
       ["cron", `${feed.cron}  (next run ${feed.next_run ?? "never"})`],
       ["type", feed.type],
       ["proxy", feed.proxy],
-      ["link text", JSON.stringify(feed.link_text)],
+      ["link text", JSON.stringify(feed.title)],
       ["rhash", feed.rhash === "" ? "none (plain links)" : feed.rhash],
       ["first sighting", limitText(feed.first_time_limit)],
     ], "  ")

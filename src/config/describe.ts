@@ -18,6 +18,10 @@ export function rfc3339Local(date: Date): string {
     `${sign}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`;
 }
 
+/**
+ * Keys are spelt as in the config file (and its spec), so a value can be looked up by the key
+ * the user wrote. `config` (the file read) and a feed's `next_run` are the only derived keys.
+ */
 export interface SettingsView {
   config: string;
   messenger_auth_token: string;
@@ -29,12 +33,12 @@ export interface SettingsView {
   feeds: {
     name: string;
     channel: string;
-    urls: string[];
+    url: string[];
     cron: string;
     next_run: string | null;
     type: string;
     proxy: string;
-    link_text: string;
+    title: string;
     rhash: string;
     first_time_limit: number;
   }[];
@@ -54,12 +58,12 @@ export function viewSettings(settings: Settings, now: Date): SettingsView {
       return {
         name: feed.name,
         channel: feed.channel,
-        urls: feed.urls,
+        url: feed.urls,
         cron: feed.cron,
         next_run: next ? rfc3339Local(next) : null,
         type: feed.type,
         proxy: showProxy(feed.proxy),
-        link_text: feed.linkText,
+        title: feed.linkText,
         rhash: feed.rhash,
         first_time_limit: feed.firstTimeLimit,
       };

@@ -88,6 +88,39 @@ Deno.test("cli: validate --json prints the effective settings without secrets", 
   assert(!r.stdout.includes("s3cret") && !r.stdout.includes("AAExampleToken"));
 });
 
+/** The keys of one field table of the config spec (`| \`key\` | ...`), in order. */
+async function specKeys(heading: string): Promise<string[]> {
+  const spec = await Deno.readTextFile(
+    new URL("../../../shared/spec/feed-forwarder-config.md", import.meta.url),
+  ).catch(() => null);
+  const text = spec ?? "";
+  const start = text.indexOf(heading);
+  const section = text.slice(start, text.indexOf("\n#", start + heading.length));
+  return [...section.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]);
+}
+
+Deno.test("cli: validate --json spells every key as the config file does", async () => {
+  const r = await runCli(["validate", "--json", "-c", "examples/config.yml"], {
+    cwd: new URL("../..", import.meta.url).pathname,
+  });
+  assertEquals(r.code, 0, r.stderr);
+  const view = JSON.parse(r.stdout);
+  // The spec's tables, as of this writing; the spec is read too when it is at hand.
+  const top = ["messenger_auth_token", "feeds", "proxy", "messenger_proxy", "data_dir"]
+    .concat(["last_loaded_path", "db_dir", "first_time_limit", "refs"]);
+  const feed = ["name", "channel", "url", "cron", "type", "rhash", "proxy", "title"]
+    .concat(["first_time_limit"]);
+  const fromSpec = [await specKeys("### Top level"), await specKeys("### Feed object")];
+  if (fromSpec[0].length > 0) assertEquals(fromSpec, [top, feed]);
+  // `config` (the file read) and `next_run` are derived, not settings.
+  const extra = (keys: string[], known: string[], derived: string[]) =>
+    keys.filter((k) => !known.includes(k) && !derived.includes(k));
+  assertEquals(extra(Object.keys(view), top, ["config"]), []);
+  for (const f of view.feeds) assertEquals(extra(Object.keys(f), feed, ["next_run"]), []);
+  assertEquals(view.feeds[0].title, "Link");
+  assert(Array.isArray(view.feeds[0].url));
+});
+
 Deno.test("cli: a config error in another command's path is also one line per problem", async () => {
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(`${dir}/bad.yml`, "feeds: 3\n");
