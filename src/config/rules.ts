@@ -40,6 +40,18 @@ export function isString(value: unknown): string | null {
   return `must be a string, got ${describe(value)}`;
 }
 
+/**
+ * The type check for values that may hold a secret (the token, a proxy with a password): it
+ * says what to do without echoing the value, since error output lands in logs and CI output.
+ */
+export function isSecretString(value: unknown): string | null {
+  if (typeof value === "string") return null;
+  if (typeof value === "number" || typeof value === "boolean") {
+    return `must be a string (quote it), got ${describe(value)}`;
+  }
+  return `must be a string, got ${describe(value)}`;
+}
+
 function matching(pattern: string, what: string): Check {
   const re = new RegExp(pattern);
   return (value) => {
@@ -68,7 +80,7 @@ export const checkChannel = matching(
 );
 
 export const checkToken: Check = (value) => {
-  const typeProblem = isString(value);
+  const typeProblem = isSecretString(value);
   if (typeProblem) return typeProblem;
   // The token is a secret: never echo the value back.
   return new RegExp(TOKEN_PATTERN).test(value as string)
@@ -137,7 +149,7 @@ export function proxyCheck(
   allowNone: boolean,
 ): Check {
   return (value) => {
-    const typeProblem = isString(value);
+    const typeProblem = isSecretString(value);
     if (typeProblem) return typeProblem;
     const text = value as string;
     if (text === "") return null;
