@@ -67,7 +67,11 @@ Deno.test("cli: the config path comes from -c, else $COURIER_CONFIG, else ./conf
   assertMatch(byFlag.stdout, /feed n\n/);
   const missing = await runCli(["validate"], { cwd: await Deno.makeTempDir() });
   assertEquals(missing.code, 2);
-  assertEquals(missing.stderr.trim(), "config.yml: cannot read config: no such file");
+  assertEquals(
+    missing.stderr.trim(),
+    "no config.yml in this directory; name one with -c FILE or $COURIER_CONFIG " +
+      "(examples/config.yml is a commented start)",
+  );
   await Deno.remove(dir, { recursive: true });
 });
 
@@ -139,6 +143,31 @@ Deno.test("cli: an error carrying its exit code ends the command with it, in one
     const r = await runCli(["once", "-c", "missing.yml"], { cwd: dir });
     assertEquals(r.code, 2);
     assertEquals(r.stderr, "courier once: missing.yml: cannot read config: no such file\n");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("cli: a first run without config.yml says what to do next, for every command that reads it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const hint = "no config.yml in this directory; name one with -c FILE or $COURIER_CONFIG " +
+      "(examples/config.yml is a commented start)";
+    for (const command of ["once", "forward", "status"]) {
+      const r = await runCli([command], { cwd: dir });
+      assertEquals([r.code, r.stderr], [2, `courier ${command}: ${hint}\n`]);
+    }
+    const browse = await runCli(["browse"], { cwd: dir });
+    assertEquals([browse.code, browse.stderr], [
+      2,
+      `courier browse: no DATABASE given (courier browse FILE.db) and ${hint}\n`,
+    ]);
+    // A path the user named is not the default: it is reported as given, with its source.
+    const byEnv = await runCli(["once"], { cwd: dir, env: { COURIER_CONFIG: "x.yml" } });
+    assertEquals(
+      [byEnv.code, byEnv.stderr],
+      [2, "courier once: x.yml (from $COURIER_CONFIG): cannot read config: no such file\n"],
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
