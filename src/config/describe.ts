@@ -1,5 +1,6 @@
 /** Effective settings as plain data for display: secrets redacted, next run times computed. */
 import { describeProxy, parseProxy } from "../net/proxy.ts";
+import { redactUrl } from "../log/secret.ts";
 import { nextCronRun } from "./cron.ts";
 import type { Settings } from "./types.ts";
 
@@ -58,7 +59,7 @@ export function viewSettings(settings: Settings, now: Date): SettingsView {
       return {
         name: feed.name,
         channel: feed.channel,
-        url: feed.urls,
+        url: feed.urls.map(redactUrl),
         cron: feed.cron,
         next_run: next ? rfc3339Local(next) : null,
         type: feed.type,

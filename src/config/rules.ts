@@ -2,6 +2,7 @@
  * The value rules of the config, as pure checks returning why a value is wrong (or null).
  * The JSON Schema in fields.ts states the same rules declaratively; a test keeps them agreeing.
  */
+import { redactUrl } from "../log/secret.ts";
 import { cronProblem } from "./cron.ts";
 
 export type Check = (value: unknown) => string | null;
@@ -92,14 +93,16 @@ export const checkUrl: Check = (value) => {
   const typeProblem = isString(value);
   if (typeProblem) return typeProblem;
   const text = value as string;
+  // A feed URL may carry a password (`https://user:pass@host/feed`); it is shown hidden.
+  const shown = quoted(redactUrl(text));
   if (!new RegExp(URL_PATTERN).test(text)) {
-    return `must be an absolute http:// or https:// URL, got ${quoted(text)}`;
+    return `must be an absolute http:// or https:// URL, got ${shown}`;
   }
   try {
     new URL(text);
     return null;
   } catch {
-    return `is not a valid URL: ${quoted(text)}`;
+    return `is not a valid URL: ${shown}`;
   }
 };
 

@@ -1,4 +1,5 @@
 /** Config errors say what is wrong with a secret without printing it. */
+import { viewSettings } from "../../src/config/describe.ts";
 import { ConfigError, parseSettings } from "../../src/config/load.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 
@@ -47,6 +48,13 @@ Deno.test("config secrets: no error path echoes the token or a proxy password", 
     // proxies with a password: bad port, bad scheme, unix without a path
     `messenger_auth_token: "1:a"\nproxy: "http://u:${SECRET}@h:99999"\n` +
     `messenger_proxy: "ftp://u:${SECRET}@h"\nfeeds:\n${FEED}, proxy: "socks5://u:${SECRET}@unix"}\n`,
+    // a feed URL with a password that is not a valid URL
+    `messenger_auth_token: "1:a"\nfeeds:\n${
+      FEED.replace('"http://127.0.0.1/"', `"http://u:${SECRET}@a b/f"`)
+    }}\n`,
+    `messenger_auth_token: "1:a"\nfeeds:\n${
+      FEED.replace('"http://127.0.0.1/"', `"ftp://u:${SECRET}@h/f"`)
+    }}\n`,
     // a proxy written as a number
     `messenger_auth_token: "1:a"\nproxy: 1080\nfeeds:\n${FEED}}\n`,
   ];
@@ -63,4 +71,17 @@ Deno.test("config secrets: no error path echoes the token or a proxy password", 
     problems(`messenger_auth_token: "1:a"\nproxy: 1080\nfeeds:\n${FEED}}\n`),
     ["c.yml:2:8: proxy: must be a string (quote it), got a number"],
   );
+});
+
+Deno.test("config secrets: the settings shown by validate hide a feed URL's and a proxy's password", () => {
+  const settings = parseSettings(
+    `messenger_auth_token: "987654321:${SECRET}"\nproxy: "socks5://u:${SECRET}@127.0.0.1:1080"\n` +
+      `feeds:\n${FEED.replace('"http://127.0.0.1/"', `"https://u:${SECRET}@127.0.0.1/f"`)}}\n`,
+    "c.yml",
+    "/tmp",
+  );
+  const view = viewSettings(settings, new Date(0));
+  assertNoSecret([JSON.stringify(view)]);
+  assertEquals(view.feeds[0].url, ["https://u:***@127.0.0.1/f"]);
+  assertEquals(view.feeds[0].proxy, "socks5://u:***@127.0.0.1:1080");
 });
