@@ -12,6 +12,7 @@ function render(view: SettingsView): string {
   };
   const head = rows([
     ["token", view.messenger_auth_token],
+    ["proxy", view.proxy],
     ["messenger proxy", view.messenger_proxy],
     ["data_dir", view.data_dir],
     ["database", `${view.db_dir}/courier.db`],

@@ -26,6 +26,7 @@ export function rfc3339Local(date: Date): string {
 export interface SettingsView {
   config: string;
   messenger_auth_token: string;
+  proxy: string;
   messenger_proxy: string;
   data_dir: string;
   db_dir: string;
@@ -49,6 +50,7 @@ export function viewSettings(settings: Settings, now: Date): SettingsView {
   return {
     config: settings.configPath,
     messenger_auth_token: String(settings.token),
+    proxy: showProxy(settings.proxy),
     messenger_proxy: showProxy(settings.messengerProxy),
     data_dir: settings.dataDir,
     db_dir: settings.dbDir,

@@ -122,6 +122,9 @@ Deno.test("cli: validate --json spells every key as the config file does", async
   assertEquals(extra(Object.keys(view), top, ["config"]), []);
   for (const f of view.feeds) assertEquals(extra(Object.keys(f), feed, ["next_run"]), []);
   assertEquals(view.feeds[0].title, "Link");
+  // Every key of the file is shown, but `refs` (anchors only) and `feeds` by its items.
+  assertEquals(top.filter((k) => !(k in view)), ["refs"]);
+  assertEquals(feed.filter((k) => !(k in view.feeds[1])), []);
   assert(Array.isArray(view.feeds[0].url));
 });
 
