@@ -90,7 +90,7 @@ async function worker(parser: string, file: string, runs: number): Promise<void>
       seconds.push((performance.now() - t) / 1000);
     }
   } else {
-    const { default: Parser } = await import("rss-parser");
+    const { default: Parser } = await import("npm:rss-parser@^3.13.0");
     const text = await Deno.readTextFile(file);
     for (let i = 0; i < runs; i++) {
       gc?.();

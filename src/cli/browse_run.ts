@@ -21,6 +21,10 @@ async function defaultDatabase(configFlag: string | undefined): Promise<string> 
     const settings = await loadSettings(configPathFrom(configFlag));
     return `${settings.dbDir.replace(/[\\/]+$/, "")}/courier.db`;
   } catch (error) {
+    if (error instanceof ConfigError && error.missing) {
+      const what = "no DATABASE given (courier browse FILE.db)";
+      throw new UserError(`courier browse: ${what} and ${error.message}`, 2);
+    }
     if (error instanceof ConfigError) throw new UserError(error.message, 2);
     if (error instanceof Deno.errors.NotFound) {
       throw new UserError(

@@ -3,7 +3,7 @@ import type { Command } from "./command.ts";
 export const previewCommand: Command = {
   name: "preview",
   summary: "fetch or read one feed and print its entries in send order",
-  help: `Usage: courier preview URL|FILE [--type rss|atom] [--json]
+  help: `Usage: courier preview URL|FILE [--type rss|atom] [--proxy URL] [--json]
 
 Reads one feed, from an http(s) URL or a local file, exactly as a feed run would (same
 fetching, parsing, identity, deduplication and ordering) and prints its entries in the order
@@ -12,6 +12,8 @@ not match --type, ...) go to stderr. Nothing is sent and nothing is recorded.
 
 Options:
   --type rss|atom  the type the config would give; a mismatch is reported as a warning
+  --proxy URL      fetch the URL through this proxy, written as in the config: http://,
+                   https://, socks5://, socks5h:// (user:pass@ allowed), socks5://unix/PATH
   --json           print {"format", "title", "entries": [{"id", "link", "title",
                    "published"}]} with dates in RFC 3339 (null when absent)
 

@@ -11,6 +11,8 @@ import {
   readFeed,
   typeMismatch,
 } from "../feeds/mod.ts";
+import { openProxyClient } from "../net/client.ts";
+import { parseProxy, ProxyError } from "../net/proxy.ts";
 import { parseCommandArgs } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
 
@@ -21,8 +23,12 @@ interface Preview {
   warnings: string[];
 }
 
-async function previewUrl(url: string, type: FeedType | undefined): Promise<Preview> {
-  const read = await readFeed({ urls: [url], type: type ?? "rss" });
+async function previewUrl(
+  url: string,
+  type: FeedType | undefined,
+  client: Deno.HttpClient | undefined,
+): Promise<Preview> {
+  const read = await readFeed({ urls: [url], type: type ?? "rss", client });
   // Without --type there is no hint to disagree with.
   const unwanted = type === undefined && read.format ? typeMismatch(read.format, "rss") : null;
   return { ...read, warnings: read.warnings.filter((w) => w !== unwanted) };
@@ -85,11 +91,26 @@ function renderJson(preview: Preview): string {
   );
 }
 
+/** `--proxy` as the config takes it ("" = direct); its errors never show the password. */
+function proxySpec(value: string | undefined, isUrl: boolean) {
+  if (value === undefined || value === "") return null;
+  if (!isUrl) throw new UsageError("courier preview: --proxy applies to a URL, not a FILE");
+  try {
+    return parseProxy(value);
+  } catch (error) {
+    if (error instanceof ProxyError) {
+      throw new UsageError(`courier preview: --proxy: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
 /** `courier preview`: loaded by previewCommand.run only when the command runs. */
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs("preview", argv, {
     type: { type: "string" },
     json: { type: "boolean" },
+    proxy: { type: "string" },
   }, true);
   if (positionals.length !== 1) {
     throw new UsageError(
@@ -101,14 +122,19 @@ export async function run(argv: string[]): Promise<number> {
     throw new UsageError(`courier preview: --type must be "rss" or "atom", got "${type}"`);
   }
   const source = positionals[0];
+  const isUrl = /^https?:\/\//i.test(source);
+  const proxy = proxySpec(values.proxy, isUrl);
+  const proxyClient = await openProxyClient(proxy);
   let preview: Preview;
   try {
-    preview = /^https?:\/\//i.test(source)
-      ? await previewUrl(source, type)
+    preview = isUrl
+      ? await previewUrl(source, type, proxyClient.client)
       : await previewFile(source, type);
   } catch (error) {
     if (error instanceof FeedError) throw new UserError(`courier preview: ${error.message}`, 1);
     throw error;
+  } finally {
+    await proxyClient.close();
   }
   for (const warning of preview.warnings) console.error(`warning: ${warning}`);
   console.log(values.json ? renderJson(preview) : renderText(preview));

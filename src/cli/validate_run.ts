@@ -12,6 +12,7 @@ function render(view: SettingsView): string {
   };
   const head = rows([
     ["token", view.messenger_auth_token],
+    ["proxy", view.proxy],
     ["messenger proxy", view.messenger_proxy],
     ["data_dir", view.data_dir],
     ["database", `${view.db_dir}/courier.db`],
@@ -21,11 +22,11 @@ function render(view: SettingsView): string {
   const feeds = view.feeds.map((feed) =>
     `feed ${feed.name}\n` + rows([
       ["channel", feed.channel],
-      ...feed.urls.map((url, i): [string, string] => [i === 0 ? "url" : "", url]),
+      ...feed.url.map((url, i): [string, string] => [i === 0 ? "url" : "", url]),
       ["cron", `${feed.cron}  (next run ${feed.next_run ?? "never"})`],
       ["type", feed.type],
       ["proxy", feed.proxy],
-      ["link text", JSON.stringify(feed.link_text)],
+      ["link text", JSON.stringify(feed.title)],
       ["rhash", feed.rhash === "" ? "none (plain links)" : feed.rhash],
       ["first sighting", limitText(feed.first_time_limit)],
     ], "  ")

@@ -1,5 +1,6 @@
 /** Effective settings as plain data for display: secrets redacted, next run times computed. */
 import { describeProxy, parseProxy } from "../net/proxy.ts";
+import { redactUrl } from "../log/secret.ts";
 import { nextCronRun } from "./cron.ts";
 import type { Settings } from "./types.ts";
 
@@ -18,9 +19,14 @@ export function rfc3339Local(date: Date): string {
     `${sign}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`;
 }
 
+/**
+ * Keys are spelt as in the config file (and its spec), so a value can be looked up by the key
+ * the user wrote. `config` (the file read) and a feed's `next_run` are the only derived keys.
+ */
 export interface SettingsView {
   config: string;
   messenger_auth_token: string;
+  proxy: string;
   messenger_proxy: string;
   data_dir: string;
   db_dir: string;
@@ -29,12 +35,12 @@ export interface SettingsView {
   feeds: {
     name: string;
     channel: string;
-    urls: string[];
+    url: string[];
     cron: string;
     next_run: string | null;
     type: string;
     proxy: string;
-    link_text: string;
+    title: string;
     rhash: string;
     first_time_limit: number;
   }[];
@@ -44,6 +50,7 @@ export function viewSettings(settings: Settings, now: Date): SettingsView {
   return {
     config: settings.configPath,
     messenger_auth_token: String(settings.token),
+    proxy: showProxy(settings.proxy),
     messenger_proxy: showProxy(settings.messengerProxy),
     data_dir: settings.dataDir,
     db_dir: settings.dbDir,
@@ -54,12 +61,12 @@ export function viewSettings(settings: Settings, now: Date): SettingsView {
       return {
         name: feed.name,
         channel: feed.channel,
-        urls: feed.urls,
+        url: feed.urls.map(redactUrl),
         cron: feed.cron,
         next_run: next ? rfc3339Local(next) : null,
         type: feed.type,
         proxy: showProxy(feed.proxy),
-        link_text: feed.linkText,
+        title: feed.linkText,
         rhash: feed.rhash,
         first_time_limit: feed.firstTimeLimit,
       };

@@ -43,6 +43,7 @@ export function effectiveSettings(raw: RawConfig, configPath: string, cwd: strin
   return {
     configPath: abs(configPath),
     token: new Secret(raw.messenger_auth_token),
+    proxy: globalProxy,
     messengerProxy: proxyOf(raw.messenger_proxy, globalProxy),
     dataDir,
     dbDir: raw.db_dir === undefined ? join(dataDir, "feed_data") : abs(raw.db_dir),

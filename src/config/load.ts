@@ -9,9 +9,29 @@ import { fileReadProblem } from "../log/file_error.ts";
 export class ConfigError extends Error {
   override name = "ConfigError";
   readonly exitCode = 2;
-  constructor(readonly problems: string[]) {
+  /** `missing`: the file does not exist, so a caller may offer its own way out. */
+  constructor(readonly problems: string[], readonly missing = false) {
     super(problems.join("\n"));
   }
+}
+
+/** What a new user without a config can do next; one line. */
+export const MISSING_CONFIG_HINT =
+  "name one with -c FILE or $COURIER_CONFIG (examples/config.yml is a commented start)";
+
+/**
+ * Why the config at `path` is missing, saying where the path came from: the default
+ * `./config.yml` is what a first run meets, so it gets the way forward.
+ */
+function missingConfig(path: string): string {
+  const env = Deno.env.get("COURIER_CONFIG");
+  if (env !== undefined && env === path) {
+    return `${path} (from $COURIER_CONFIG): cannot read config: no such file`;
+  }
+  if (env === undefined && path === "config.yml") {
+    return `no config.yml in this directory; ${MISSING_CONFIG_HINT}`;
+  }
+  return `${path}: cannot read config: no such file`;
 }
 
 /** The config path from a flag, else `$COURIER_CONFIG`, else `./config.yml`. */
@@ -50,6 +70,7 @@ export async function loadSettings(path: string, cwd = Deno.cwd()): Promise<Sett
   try {
     text = await Deno.readTextFile(path);
   } catch (error) {
+    if (error instanceof Deno.errors.NotFound) throw new ConfigError([missingConfig(path)], true);
     const reason = fileReadProblem(error);
     throw new ConfigError([`${path}: cannot read config: ${reason}`]);
   }

@@ -2,6 +2,7 @@
  * The value rules of the config, as pure checks returning why a value is wrong (or null).
  * The JSON Schema in fields.ts states the same rules declaratively; a test keeps them agreeing.
  */
+import { redactUrl } from "../log/secret.ts";
 import { cronProblem } from "./cron.ts";
 
 export type Check = (value: unknown) => string | null;
@@ -40,6 +41,18 @@ export function isString(value: unknown): string | null {
   return `must be a string, got ${describe(value)}`;
 }
 
+/**
+ * The type check for values that may hold a secret (the token, a proxy with a password): it
+ * says what to do without echoing the value, since error output lands in logs and CI output.
+ */
+export function isSecretString(value: unknown): string | null {
+  if (typeof value === "string") return null;
+  if (typeof value === "number" || typeof value === "boolean") {
+    return `must be a string (quote it), got ${describe(value)}`;
+  }
+  return `must be a string, got ${describe(value)}`;
+}
+
 function matching(pattern: string, what: string): Check {
   const re = new RegExp(pattern);
   return (value) => {
@@ -68,7 +81,7 @@ export const checkChannel = matching(
 );
 
 export const checkToken: Check = (value) => {
-  const typeProblem = isString(value);
+  const typeProblem = isSecretString(value);
   if (typeProblem) return typeProblem;
   // The token is a secret: never echo the value back.
   return new RegExp(TOKEN_PATTERN).test(value as string)
@@ -80,14 +93,16 @@ export const checkUrl: Check = (value) => {
   const typeProblem = isString(value);
   if (typeProblem) return typeProblem;
   const text = value as string;
+  // A feed URL may carry a password (`https://user:pass@host/feed`); it is shown hidden.
+  const shown = quoted(redactUrl(text));
   if (!new RegExp(URL_PATTERN).test(text)) {
-    return `must be an absolute http:// or https:// URL, got ${quoted(text)}`;
+    return `must be an absolute http:// or https:// URL, got ${shown}`;
   }
   try {
     new URL(text);
     return null;
   } catch {
-    return `is not a valid URL: ${quoted(text)}`;
+    return `is not a valid URL: ${shown}`;
   }
 };
 
@@ -137,7 +152,7 @@ export function proxyCheck(
   allowNone: boolean,
 ): Check {
   return (value) => {
-    const typeProblem = isString(value);
+    const typeProblem = isSecretString(value);
     if (typeProblem) return typeProblem;
     const text = value as string;
     if (text === "") return null;

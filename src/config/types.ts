@@ -32,6 +32,8 @@ export interface Settings {
   configPath: string;
   /** `<digits>:<token>`; never printed. */
   token: Secret;
+  /** The top-level `proxy` (null = direct): the default of feeds and the messenger. */
+  proxy: string | null;
   /** Proxy for the messenger API, or null for a direct connection. */
   messengerProxy: string | null;
   dataDir: string;

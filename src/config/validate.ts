@@ -13,7 +13,10 @@ import {
   visit,
 } from "yaml";
 import { FEED_FIELDS, type Field, TOP_FIELDS } from "./fields.ts";
+import { TOKEN_PATTERN } from "./rules.ts";
 import { suggest } from "./suggest.ts";
+
+const TOKEN_LIKE = new RegExp(TOKEN_PATTERN);
 
 export interface Problem {
   /** Key path such as `feeds[2].title`; "" for the document itself. */
@@ -122,6 +125,16 @@ class Walker {
       const keyPath = `${prefix}${key}`;
       const field = fields[key];
       if (!field) {
+        // A token that slipped onto a line of its own with a colon after it is read as a key;
+        // its place is enough to find it, and printing it would leak it.
+        if (TOKEN_LIKE.test(key)) {
+          this.report(
+            keyNode,
+            `${prefix}[redacted]`,
+            "unknown key (a token belongs under messenger_auth_token, quoted)",
+          );
+          continue;
+        }
         const hint = suggest(key, known);
         if (hint) this.suggested.add(`${prefix}${hint}`);
         this.report(keyNode, keyPath, `unknown key${hint ? ` (did you mean "${hint}"?)` : ""}`);

@@ -67,7 +67,11 @@ Deno.test("cli: the config path comes from -c, else $COURIER_CONFIG, else ./conf
   assertMatch(byFlag.stdout, /feed n\n/);
   const missing = await runCli(["validate"], { cwd: await Deno.makeTempDir() });
   assertEquals(missing.code, 2);
-  assertEquals(missing.stderr.trim(), "config.yml: cannot read config: no such file");
+  assertEquals(
+    missing.stderr.trim(),
+    "no config.yml in this directory; name one with -c FILE or $COURIER_CONFIG " +
+      "(examples/config.yml is a commented start)",
+  );
   await Deno.remove(dir, { recursive: true });
 });
 
@@ -88,6 +92,42 @@ Deno.test("cli: validate --json prints the effective settings without secrets", 
   assert(!r.stdout.includes("s3cret") && !r.stdout.includes("AAExampleToken"));
 });
 
+/** The keys of one field table of the config spec (`| \`key\` | ...`), in order. */
+async function specKeys(heading: string): Promise<string[]> {
+  const spec = await Deno.readTextFile(
+    new URL("../../../shared/spec/feed-forwarder-config.md", import.meta.url),
+  ).catch(() => null);
+  const text = spec ?? "";
+  const start = text.indexOf(heading);
+  const section = text.slice(start, text.indexOf("\n#", start + heading.length));
+  return [...section.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]);
+}
+
+Deno.test("cli: validate --json spells every key as the config file does", async () => {
+  const r = await runCli(["validate", "--json", "-c", "examples/config.yml"], {
+    cwd: new URL("../..", import.meta.url).pathname,
+  });
+  assertEquals(r.code, 0, r.stderr);
+  const view = JSON.parse(r.stdout);
+  // The spec's tables, as of this writing; the spec is read too when it is at hand.
+  const top = ["messenger_auth_token", "feeds", "proxy", "messenger_proxy", "data_dir"]
+    .concat(["last_loaded_path", "db_dir", "first_time_limit", "refs"]);
+  const feed = ["name", "channel", "url", "cron", "type", "rhash", "proxy", "title"]
+    .concat(["first_time_limit"]);
+  const fromSpec = [await specKeys("### Top level"), await specKeys("### Feed object")];
+  if (fromSpec[0].length > 0) assertEquals(fromSpec, [top, feed]);
+  // `config` (the file read) and `next_run` are derived, not settings.
+  const extra = (keys: string[], known: string[], derived: string[]) =>
+    keys.filter((k) => !known.includes(k) && !derived.includes(k));
+  assertEquals(extra(Object.keys(view), top, ["config"]), []);
+  for (const f of view.feeds) assertEquals(extra(Object.keys(f), feed, ["next_run"]), []);
+  assertEquals(view.feeds[0].title, "Link");
+  // Every key of the file is shown, but `refs` (anchors only) and `feeds` by its items.
+  assertEquals(top.filter((k) => !(k in view)), ["refs"]);
+  assertEquals(feed.filter((k) => !(k in view.feeds[1])), []);
+  assert(Array.isArray(view.feeds[0].url));
+});
+
 Deno.test("cli: a config error in another command's path is also one line per problem", async () => {
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(`${dir}/bad.yml`, "feeds: 3\n");
@@ -106,6 +146,31 @@ Deno.test("cli: an error carrying its exit code ends the command with it, in one
     const r = await runCli(["once", "-c", "missing.yml"], { cwd: dir });
     assertEquals(r.code, 2);
     assertEquals(r.stderr, "courier once: missing.yml: cannot read config: no such file\n");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("cli: a first run without config.yml says what to do next, for every command that reads it", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const hint = "no config.yml in this directory; name one with -c FILE or $COURIER_CONFIG " +
+      "(examples/config.yml is a commented start)";
+    for (const command of ["once", "forward", "status"]) {
+      const r = await runCli([command], { cwd: dir });
+      assertEquals([r.code, r.stderr], [2, `courier ${command}: ${hint}\n`]);
+    }
+    const browse = await runCli(["browse"], { cwd: dir });
+    assertEquals([browse.code, browse.stderr], [
+      2,
+      `courier browse: no DATABASE given (courier browse FILE.db) and ${hint}\n`,
+    ]);
+    // A path the user named is not the default: it is reported as given, with its source.
+    const byEnv = await runCli(["once"], { cwd: dir, env: { COURIER_CONFIG: "x.yml" } });
+    assertEquals(
+      [byEnv.code, byEnv.stderr],
+      [2, "courier once: x.yml (from $COURIER_CONFIG): cannot read config: no such file\n"],
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

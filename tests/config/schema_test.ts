@@ -1,5 +1,6 @@
 /** The JSON Schema and the validator must agree on the whole corpus. */
-import { Ajv2020 } from "ajv/dist/2020";
+// A test-only package: an npm: specifier here keeps it out of the product's import map.
+import { Ajv2020 } from "npm:ajv@^8.20.0/dist/2020.js";
 import { parse } from "yaml";
 import { configSchema } from "../../src/config/schema.ts";
 import { assert, assertEquals } from "../support/assert.ts";
