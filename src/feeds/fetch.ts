@@ -1,5 +1,6 @@
 import { type Clock, realClock, type TimerId } from "../log/clock.ts";
 import { redactUrl } from "../log/secret.ts";
+import { describeStatus } from "../net/http_status.ts";
 import { VERSION } from "../version.ts";
 import { bodyHashOf } from "./body_hash.ts";
 import { formatRfc3339 } from "./dates.ts";
@@ -346,7 +347,7 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
         }
         throw new FeedError(
           url,
-          `${`HTTP ${status} ${oneLine(response.statusText)}`.trim()}${where}${retry}`,
+          `${describeStatus(status, oneLine(response.statusText))}${where}${retry}`,
         );
       }
       const encoding = response.headers.get("content-encoding")?.toLowerCase() ?? "";
