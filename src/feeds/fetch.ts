@@ -1,6 +1,9 @@
 import { type Clock, realClock, type TimerId } from "../log/clock.ts";
 import { redactUrl } from "../log/secret.ts";
+import { proxyOf } from "../net/client.ts";
+import { describeNetworkFailure } from "../net/failure.ts";
 import { describeStatus } from "../net/http_status.ts";
+import { describeProxy } from "../net/proxy.ts";
 import { VERSION } from "../version.ts";
 import { bodyHashOf } from "./body_hash.ts";
 import { formatRfc3339 } from "./dates.ts";
@@ -29,6 +32,8 @@ export interface FetchOptions {
   deadlines?: Deadlines;
   /** The servers that asked to be left alone for a while; default the process's. */
   pauses?: ServerPauses;
+  /** The feed's name, for errors that name a proxy rather than the URL. */
+  feed?: string;
 }
 
 export type FetchResult =
@@ -373,8 +378,14 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
     }
     if (timedOut) throw new FeedError(url, `timed out after ${options.timeoutMs} ms`);
     if (options.signal?.aborted) throw new FeedError(url, "cancelled");
-    const message = error instanceof Error ? error.message : String(error);
-    throw new FeedError(url, `request failed: ${oneLine(message)}`);
+    const proxy = proxyOf(options.client);
+    const { reason, atProxy } = describeNetworkFailure(error, proxy, current);
+    const where = current === url ? "" : ` (at ${redactUrl(current)})`;
+    if (proxy === null || !atProxy) throw new FeedError(url, `${oneLine(reason)}${where}`);
+    const forWhat = options.feed === undefined
+      ? `for ${redactUrl(current)}`
+      : `feed ${JSON.stringify(options.feed)}`;
+    throw new FeedError(url, oneLine(reason), `proxy ${describeProxy(proxy)} (${forWhat})`);
   } finally {
     deadlines.delete(request);
     if (outer) underSignal.get(outer)?.delete(controller);

@@ -242,7 +242,7 @@ Deno.test("readFeed: a refused connection is a one-line error naming the URL", a
   listener.close();
   await rejects(
     readFeed({ urls: [`http://127.0.0.1:${port}/feed`], type: "rss" }),
-    new RegExp(`^http://127\\.0\\.0\\.1:${port}/feed: request failed: `),
+    new RegExp(`^http://127\\.0\\.0\\.1:${port}/feed: connection refused$`),
   );
 });
 
