@@ -68,7 +68,9 @@ async function readCapped(
       if (done) break;
       size += value.byteLength;
       if (size > maxBytes) throw new TooLarge();
-      chunks.push(value);
+      // fetch's decoded gzip and br chunks are 4 KiB views of 64 KiB buffers: kept as they are,
+      // a body at the cap would hold 16 times the cap.
+      chunks.push(value.byteLength < value.buffer.byteLength ? value.slice() : value);
     }
   } catch (error) {
     await reader.cancel().catch(() => {});
