@@ -3,7 +3,7 @@ import { redactUrl } from "../log/secret.ts";
 import { proxyOf } from "../net/client.ts";
 import { describeNetworkFailure } from "../net/failure.ts";
 import { describeStatus } from "../net/http_status.ts";
-import { describeProxy } from "../net/proxy.ts";
+import { describeProxy, type ProxySpec } from "../net/proxy.ts";
 import { VERSION } from "../version.ts";
 import { bodyHashOf } from "./body_hash.ts";
 import { formatRfc3339 } from "./dates.ts";
@@ -161,6 +161,12 @@ function validatorsOf(headers: Headers, previous: Validators | undefined, bodyHa
 /** One line, with any credentials in URLs it quotes (proxy errors do) masked. */
 function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim().replace(/[a-z][a-z0-9+.-]*:\/\/[^\s)"']+/gi, redactUrl);
+}
+
+/** "proxy socks5://user:***@host:1080 (feed "x")": the proxy, never its password. */
+function proxyPlace(proxy: ProxySpec, feed: string | undefined, url: string): string {
+  const forWhat = feed === undefined ? `for ${redactUrl(url)}` : `feed ${JSON.stringify(feed)}`;
+  return `proxy ${describeProxy(proxy)} (${forWhat})`;
 }
 
 /** A request in flight: when it must have finished, and how to stop it. */
@@ -344,6 +350,14 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
       }
       if (status < 200 || status >= 300) {
         await response.body?.cancel();
+        const proxy = proxyOf(options.client);
+        if (status === 407 && proxy !== null) {
+          throw new FeedError(
+            url,
+            `${describeStatus(status)} (check the proxy's user name and password)`,
+            proxyPlace(proxy, options.feed, current),
+          );
+        }
         let retry = "";
         if (status === 429 || status === 503) {
           const until = parseRetryAfter(response.headers.get("retry-after"), pauses.clock.now());
@@ -384,10 +398,7 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
     const { reason, atProxy } = describeNetworkFailure(error, proxy, current);
     const where = current === url ? "" : ` (at ${redactUrl(current)})`;
     if (proxy === null || !atProxy) throw new FeedError(url, `${oneLine(reason)}${where}`);
-    const forWhat = options.feed === undefined
-      ? `for ${redactUrl(current)}`
-      : `feed ${JSON.stringify(options.feed)}`;
-    throw new FeedError(url, oneLine(reason), `proxy ${describeProxy(proxy)} (${forWhat})`);
+    throw new FeedError(url, oneLine(reason), proxyPlace(proxy, options.feed, current));
   } finally {
     deadlines.delete(request);
     if (outer) underSignal.get(outer)?.delete(controller);

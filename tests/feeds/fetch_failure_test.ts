@@ -175,3 +175,32 @@ Deno.test("fetch failure: through a live SOCKS proxy, a dead server is the serve
     await proxy.stop();
   }
 });
+
+Deno.test("fetch failure: a proxy that refuses the credentials (407) is named", async () => {
+  // An HTTP proxy that answers every request 407 (tinyproxy answers 401 instead).
+  const strict = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", onListen() {} },
+    () =>
+      new Response("<html>no</html>", {
+        status: 407,
+        headers: { "proxy-authenticate": 'Basic realm="proxy"', "content-type": "text/html" },
+      }),
+  );
+  const proxyUrl = `http://alice:wrong-pw@127.0.0.1:${strict.addr.port}`;
+  const proxied = await openProxyClient(parseProxy(proxyUrl));
+  try {
+    const url = `http://127.0.0.1:${closedPort()}/feed.xml`;
+    const message = await failure(
+      fetchFeedUrl(url, { ...OPTIONS, client: proxied.client, feed: "x" }),
+    );
+    assert.equal(
+      message,
+      `proxy http://alice:***@127.0.0.1:${strict.addr.port} (feed "x"): ` +
+        "HTTP 407 Proxy Authentication Required (check the proxy's user name and password)",
+    );
+    assert.doesNotMatch(message, /wrong-pw/);
+  } finally {
+    await proxied.close();
+    await strict.shutdown();
+  }
+});
