@@ -1,12 +1,15 @@
 import { redactUrl } from "../log/secret.ts";
 
-/** A feed could not be fetched or read. The message is one line and names the URL. */
+/**
+ * A feed could not be fetched or read. The message is one line and names the place that
+ * failed: the URL, or (`place`) the proxy on the way to it.
+ */
 export class FeedError extends Error {
   readonly url: string;
   readonly reason: string;
 
-  constructor(url: string, reason: string) {
-    super(`${redactUrl(url)}: ${reason}`);
+  constructor(url: string, reason: string, place?: string) {
+    super(`${place ?? redactUrl(url)}: ${reason}`);
     this.name = "FeedError";
     this.url = url;
     this.reason = reason;

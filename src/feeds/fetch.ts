@@ -1,5 +1,9 @@
 import { type Clock, realClock, type TimerId } from "../log/clock.ts";
 import { redactUrl } from "../log/secret.ts";
+import { proxyOf } from "../net/client.ts";
+import { describeNetworkFailure } from "../net/failure.ts";
+import { describeStatus } from "../net/http_status.ts";
+import { describeProxy, type ProxySpec } from "../net/proxy.ts";
 import { VERSION } from "../version.ts";
 import { bodyHashOf } from "./body_hash.ts";
 import { formatRfc3339 } from "./dates.ts";
@@ -28,6 +32,8 @@ export interface FetchOptions {
   deadlines?: Deadlines;
   /** The servers that asked to be left alone for a while; default the process's. */
   pauses?: ServerPauses;
+  /** The feed's name, for errors that name a proxy rather than the URL. */
+  feed?: string;
 }
 
 export type FetchResult =
@@ -62,7 +68,9 @@ async function readCapped(
       if (done) break;
       size += value.byteLength;
       if (size > maxBytes) throw new TooLarge();
-      chunks.push(value);
+      // fetch's decoded gzip and br chunks are 4 KiB views of 64 KiB buffers: kept as they are,
+      // a body at the cap would hold 16 times the cap.
+      chunks.push(value.byteLength < value.buffer.byteLength ? value.slice() : value);
     }
   } catch (error) {
     await reader.cancel().catch(() => {});
@@ -79,10 +87,10 @@ async function readCapped(
 }
 
 /**
- * The body as it came. Read whole when its length is declared, within the cap, and not
- * encoded (fetch delivers exactly Content-Length bytes then, and reading in one go costs far
- * less than chunk by chunk); otherwise streamed, so a decompressed or undeclared body is cut
- * off as soon as it passes the cap.
+ * The body, decoded and capped. Read whole when its length is declared, within the cap, and
+ * not encoded (fetch delivers exactly Content-Length bytes then, and reading in one go costs
+ * far less than chunk by chunk); otherwise streamed, so a decompressed or undeclared body is
+ * cut off as soon as it passes the cap.
  */
 async function readBody(response: Response, encoding: string, maxBytes: number) {
   if (!response.body) return new Uint8Array();
@@ -91,19 +99,54 @@ async function readBody(response: Response, encoding: string, maxBytes: number) 
   if (identity && /^\d+$/.test(length) && Number(length) <= maxBytes) {
     return new Uint8Array(await response.arrayBuffer());
   }
-  return await readCapped(response.body, maxBytes);
+  // Deno's fetch undoes gzip and br itself, in bounded steps; deflate it hands over as it came.
+  const stream = encoding.includes("deflate") ? await inflate(response.body) : response.body;
+  return await readCapped(stream, maxBytes);
 }
 
 /**
- * Deno's fetch undoes gzip and br itself but hands deflate over as it came, in either of its
- * two shapes (zlib-wrapped, as the RFC says, or raw, as some servers send it).
+ * Deflate is 1:1032 at most, so an input slice of this size never expands past ~4 MiB at once:
+ * DecompressionStream inflates each chunk it is given whole, and a 2 MB chunk of a bomb is 2 GiB.
  */
-function inflate(bytes: Uint8Array, maxBytes: number): Promise<Uint8Array> {
-  const zlib = bytes.length >= 2 && (bytes[0] & 0x0f) === 8 &&
-    ((bytes[0] << 8) | bytes[1]) % 31 === 0;
-  const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream()
+const INFLATE_SLICE = 4096;
+
+/** Small slices of a stream's chunks, pulled one at a time as the reader asks. */
+async function* slices(
+  first: Uint8Array,
+  rest: ReadableStreamDefaultReader<Uint8Array>,
+): AsyncGenerator<Uint8Array<ArrayBuffer>> {
+  try {
+    for (let chunk: Uint8Array | undefined = first; chunk;) {
+      for (let i = 0; i < chunk.length; i += INFLATE_SLICE) {
+        yield chunk.subarray(i, i + INFLATE_SLICE) as Uint8Array<ArrayBuffer>;
+      }
+      const next = await rest.read();
+      chunk = next.done ? undefined : next.value;
+    }
+  } finally {
+    await rest.cancel().catch(() => {});
+  }
+}
+
+/**
+ * A deflate body inflated as it streams, in either of its two shapes (zlib-wrapped, as the RFC
+ * says, or raw, as some servers send it); told apart by the zlib header's first two bytes.
+ */
+async function inflate(body: ReadableStream<Uint8Array>): Promise<ReadableStream<Uint8Array>> {
+  const reader = body.getReader();
+  let head = new Uint8Array();
+  while (head.length < 2) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const joined = new Uint8Array(head.length + value.length);
+    joined.set(head);
+    joined.set(value, head.length);
+    head = joined;
+  }
+  const zlib = head.length >= 2 && (head[0] & 0x0f) === 8 &&
+    ((head[0] << 8) | head[1]) % 31 === 0;
+  return ReadableStream.from(slices(head, reader))
     .pipeThrough(new DecompressionStream(zlib ? "deflate" : "deflate-raw"));
-  return readCapped(stream, maxBytes);
 }
 
 /** The validators of a 304 (the body is the previous one) or of a fresh body. */
@@ -118,6 +161,12 @@ function validatorsOf(headers: Headers, previous: Validators | undefined, bodyHa
 /** One line, with any credentials in URLs it quotes (proxy errors do) masked. */
 function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim().replace(/[a-z][a-z0-9+.-]*:\/\/[^\s)"']+/gi, redactUrl);
+}
+
+/** "proxy socks5://user:***@host:1080 (feed "x")": the proxy, never its password. */
+function proxyPlace(proxy: ProxySpec, feed: string | undefined, url: string): string {
+  const forWhat = feed === undefined ? `for ${redactUrl(url)}` : `feed ${JSON.stringify(feed)}`;
+  return `proxy ${describeProxy(proxy)} (${forWhat})`;
 }
 
 /** A request in flight: when it must have finished, and how to stop it. */
@@ -301,6 +350,14 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
       }
       if (status < 200 || status >= 300) {
         await response.body?.cancel();
+        const proxy = proxyOf(options.client);
+        if (status === 407 && proxy !== null) {
+          throw new FeedError(
+            url,
+            `${describeStatus(status)} (check the proxy's user name and password)`,
+            proxyPlace(proxy, options.feed, current),
+          );
+        }
         let retry = "";
         if (status === 429 || status === 503) {
           const until = parseRetryAfter(response.headers.get("retry-after"), pauses.clock.now());
@@ -311,12 +368,11 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
         }
         throw new FeedError(
           url,
-          `${`HTTP ${status} ${oneLine(response.statusText)}`.trim()}${where}${retry}`,
+          `${describeStatus(status, oneLine(response.statusText))}${where}${retry}`,
         );
       }
       const encoding = response.headers.get("content-encoding")?.toLowerCase() ?? "";
-      let body = await readBody(response, encoding, options.maxBytes);
-      if (encoding.includes("deflate")) body = await inflate(body, options.maxBytes);
+      const body = await readBody(response, encoding, options.maxBytes);
       if (body.length === 0) throw new FeedError(url, "empty response body");
       const contentType = response.headers.get("content-type");
       return {
@@ -334,12 +390,15 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
   } catch (error) {
     if (error instanceof FeedError) throw error;
     if (error instanceof TooLarge) {
-      throw new FeedError(url, `response body larger than ${options.maxBytes} bytes`);
+      throw new FeedError(url, `response body larger than the cap of ${options.maxBytes} bytes`);
     }
     if (timedOut) throw new FeedError(url, `timed out after ${options.timeoutMs} ms`);
     if (options.signal?.aborted) throw new FeedError(url, "cancelled");
-    const message = error instanceof Error ? error.message : String(error);
-    throw new FeedError(url, `request failed: ${oneLine(message)}`);
+    const proxy = proxyOf(options.client);
+    const { reason, atProxy } = describeNetworkFailure(error, proxy, current);
+    const where = current === url ? "" : ` (at ${redactUrl(current)})`;
+    if (proxy === null || !atProxy) throw new FeedError(url, `${oneLine(reason)}${where}`);
+    throw new FeedError(url, oneLine(reason), proxyPlace(proxy, options.feed, current));
   } finally {
     deadlines.delete(request);
     if (outer) underSignal.get(outer)?.delete(controller);

@@ -25,6 +25,8 @@ export interface ReadOptions {
   deadlines?: Deadlines;
   /** The servers that asked (Retry-After) not to be asked again yet; default the process's. */
   pauses?: ServerPauses;
+  /** The feed's name, for errors that name the proxy rather than a URL. */
+  feed?: string;
 }
 
 export interface FeedRead {
@@ -119,6 +121,7 @@ export async function readFeed(options: ReadOptions): Promise<FeedRead> {
       signal: options.signal,
       deadlines: options.deadlines,
       pauses: options.pauses,
+      feed: options.feed,
     });
   const fetched = await Promise.all(
     options.urls.map((url) => fetchOne(url, options.validators?.get(url))),

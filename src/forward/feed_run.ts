@@ -146,6 +146,7 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
     type: feed.type,
     validators,
     client: ctx.fetchClient,
+    feed: feed.name,
     timeoutMs: ctx.fetchTimeoutMs,
     signal: ctx.signal,
     deadlines: ctx.deadlines,

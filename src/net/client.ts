@@ -28,7 +28,24 @@ export interface ProxyClientOptions {
   caCerts?: string[];
 }
 
-function buildClient(spec: ProxySpec | null, { caCerts }: ProxyClientOptions): ProxyClient {
+/**
+ * The proxy each client goes through, so that whoever holds only the client (a feed fetch) can
+ * name the proxy when a request through it fails.
+ */
+const proxies = new WeakMap<Deno.HttpClient, ProxySpec>();
+
+/** The proxy a client from openProxyClient goes through; null for a direct one or unknown. */
+export function proxyOf(client: Deno.HttpClient | undefined): ProxySpec | null {
+  return (client && proxies.get(client)) ?? null;
+}
+
+function buildClient(spec: ProxySpec | null, options: ProxyClientOptions): ProxyClient {
+  const built = buildClientFor(spec, options);
+  if (spec !== null && built.client) proxies.set(built.client, spec);
+  return built;
+}
+
+function buildClientFor(spec: ProxySpec | null, { caCerts }: ProxyClientOptions): ProxyClient {
   if (spec === null) {
     if (caCerts === undefined) return { client: undefined, close: () => Promise.resolve() };
     const direct = Deno.createHttpClient({ caCerts });
