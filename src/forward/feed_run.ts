@@ -65,6 +65,11 @@ export interface FeedRunContext {
   /** The servers that asked not to be asked again yet; default the process's. */
   pauses?: ServerPauses;
   signal: AbortSignal;
+  /**
+   * The longest a messenger's 429 may hold a send before the feed fails for this run (its
+   * entries kept); default no bound.
+   */
+  maxMessengerWaitMs?: number;
   /** Told after each message the messenger accepted (progress display). */
   onSent?: (feed: string) => void;
   /** Told at once when the messenger refuses the bot, so the other feeds stop too. */
@@ -228,7 +233,9 @@ async function deliver(
   for (const entry of entries) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
     const message = formatMessage(entry, { linkText: feed.linkText, rhash: feed.rhash });
-    const sent = await ctx.outbox.send(chat, message, ctx.signal);
+    const sent = await ctx.outbox.send(chat, message, ctx.signal, {
+      maxWaitMs: ctx.maxMessengerWaitMs,
+    });
     chat = sent.chat;
     await ctx.state.markSent(feed.name, entry, sent.chat, sent.messageId, ctx.now());
     result.sent++;
