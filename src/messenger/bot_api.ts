@@ -1,7 +1,14 @@
 import { realClock, sleep } from "../log/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import { redactUrl, scrub, type Secret } from "../log/secret.ts";
-import { ChatError, MessengerError, MessengerFatalError, RateLimitedError } from "./errors.ts";
+import {
+  ChatError,
+  isMessageRefusal,
+  MessageRefusedError,
+  MessengerError,
+  MessengerFatalError,
+  RateLimitedError,
+} from "./errors.ts";
 import type { Message } from "./format.ts";
 import { Pacer } from "./pacer.ts";
 
@@ -184,7 +191,9 @@ export class BotApi implements Outbox {
   ): Promise<
     { sent: Sent } | { retryAfterS: number } | { migrateTo: string } | { transient: string }
   > {
-    const body: Record<string, unknown> = { chat_id: chat, text: message.html, parse_mode: "HTML" };
+    const body: Record<string, unknown> = message.plain
+      ? { chat_id: chat, text: message.html }
+      : { chat_id: chat, text: message.html, parse_mode: "HTML" };
     if (!message.previews) body.link_preview_options = { is_disabled: true };
     // A request under way is not cut by `signal` (a stop): the messenger may already have
     // posted it, and only its answer lets the run mark it sent. Its own timeout bounds it;
@@ -254,6 +263,9 @@ export class BotApi implements Outbox {
           ? `messenger rejected the bot token (401 ${description}); check messenger_auth_token`
           : `messenger API not found at ${this.#shownUrl} (404 ${description}); check the token and --messenger-api`,
       );
+    }
+    if (isMessageRefusal(status, description)) {
+      throw new MessageRefusedError(`chat ${chat}: ${status} ${description}`, chat, description);
     }
     throw new ChatError(`chat ${chat}: ${status} ${description}`, chat, status);
   }
