@@ -51,6 +51,10 @@ export function readOnlyState(base: ForwardState | null): ForwardState {
       remember(feed).add(entry.id);
       return Promise.resolve();
     },
+    markRefused: (feed, entry) => {
+      remember(feed).add(entry.id);
+      return Promise.resolve();
+    },
     finishRun: () => Promise.resolve(),
   };
 }

@@ -4,8 +4,8 @@ import type { ServerPauses } from "../feeds/retry_after.ts";
 import type { Entry } from "../feeds/entry.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Outbox } from "../messenger/bot_api.ts";
-import { MessengerFatalError } from "../messenger/errors.ts";
-import { formatMessage } from "../messenger/format.ts";
+import { MessageRefusedError, MessengerFatalError } from "../messenger/errors.ts";
+import { formatMessage, type Message, plainMessage } from "../messenger/format.ts";
 import type { RunCounts, RunRecord } from "../store/db.ts";
 import { firstSighting } from "./first_sighting.ts";
 import type { FeedReader, Validators } from "./reader.ts";
@@ -18,6 +18,8 @@ export interface ForwardState {
   validators(feed: string): Promise<ReadonlyMap<string, Validators>>;
   recordFirstSighting(feed: string, skipped: readonly Entry[], at: Date): Promise<void>;
   markSent(feed: string, entry: Entry, chat: string, messageId: number, at: Date): Promise<void>;
+  /** Records an entry the messenger refused for its content, in every form: never sent. */
+  markRefused(feed: string, entry: Entry, chat: string, at: Date): Promise<void>;
   /**
    * Records the run. `validators` only for a fully successful run; `seen` (the id of every
    * entry the read parsed) whenever the feed's documents were parsed, for retention.
@@ -42,6 +44,8 @@ export interface SuccessLog {
 
 export interface FeedResult extends RunCounts {
   channel: string;
+  /** Entries the messenger refused for their content, even as plain text: recorded, not sent. */
+  refused: number;
   /** Where a failed run stopped: reading the feed, sending, or recording the run. */
   step?: "fetch" | "send" | "record";
 }
@@ -65,6 +69,11 @@ export interface FeedRunContext {
   /** The servers that asked not to be asked again yet; default the process's. */
   pauses?: ServerPauses;
   signal: AbortSignal;
+  /**
+   * The longest a messenger's 429 may hold a send before the feed fails for this run (its
+   * entries kept); default no bound.
+   */
+  maxMessengerWaitMs?: number;
   /** Told after each message the messenger accepted (progress display). */
   onSent?: (feed: string) => void;
   /** Told at once when the messenger refuses the bot, so the other feeds stop too. */
@@ -93,6 +102,7 @@ export async function runFeed(
     sent: 0,
     failed: 0,
     skipped: 0,
+    refused: 0,
     error: null,
   };
   let validators: Map<string, Validators> | undefined;
@@ -122,7 +132,7 @@ export async function runFeed(
         const fatal = error instanceof MessengerFatalError && error !== ctx.signal.reason;
         if (fatal) ctx.onFatal?.(error);
         result.error = ctx.signal.aborted && !fatal ? stopped(ctx.signal) : messageOf(error);
-        result.failed = result.new - result.sent;
+        result.failed = result.new - result.sent - result.refused;
         result.step = "send";
       }
     }
@@ -229,7 +239,35 @@ async function deliver(
   for (const entry of entries) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
     const message = formatMessage(entry, { linkText: feed.linkText, rhash: feed.rhash });
-    const sent = await ctx.outbox.send(chat, message, ctx.signal);
+    const send = (m: Message) =>
+      ctx.outbox.send(chat, m, ctx.signal, { maxWaitMs: ctx.maxMessengerWaitMs });
+    let sent;
+    try {
+      sent = await send(message);
+    } catch (error) {
+      if (!(error instanceof MessageRefusedError)) throw error;
+      ctx.logger.warn("messenger refused an entry's message; sending it as plain text", {
+        feed: feed.name,
+        entry: entry.id,
+        error: error.description,
+      });
+      try {
+        sent = await send(plainMessage(entry));
+      } catch (again) {
+        if (!(again instanceof MessageRefusedError)) throw again;
+        // Refused in every form: waiting will not change that, and retrying it first on every
+        // run would hold back every entry after it.
+        await ctx.state.markRefused(feed.name, entry, again.chat, ctx.now());
+        result.refused++;
+        ctx.logger.error("entry refused by the messenger; recorded and skipped", {
+          feed: feed.name,
+          entry: entry.id,
+          link: entry.link,
+          error: again.description,
+        });
+        continue;
+      }
+    }
     chat = sent.chat;
     await ctx.state.markSent(feed.name, entry, sent.chat, sent.messageId, ctx.now());
     result.sent++;

@@ -44,6 +44,8 @@ export interface ForwarderOptions {
   signal?: AbortSignal;
   /** Default `stop`. */
   onUnauthorized?: UnauthorizedPolicy;
+  /** See FeedRunContext.maxMessengerWaitMs; default no bound. */
+  maxMessengerWaitMs?: number;
   onFeedDone?: (result: FeedResult) => void;
   onSent?: (feed: string) => void;
 }
@@ -149,6 +151,7 @@ export class Forwarder {
         pauses: options.pauses,
         signal: this.#controller.signal,
         onSent: options.onSent,
+        maxMessengerWaitMs: options.maxMessengerWaitMs,
         onFatal: (error) => {
           fatal ??= error.message;
           this.#unauthorized(feed, error);

@@ -8,7 +8,13 @@ import type { FeedSettings, Settings } from "../config/types.ts";
 import { type Clock, realClock, sleep } from "../log/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import { redactUrl } from "../log/secret.ts";
-import { BotApi, DEFAULT_MESSENGER_API, type Outbox, type Sent } from "../messenger/bot_api.ts";
+import {
+  BotApi,
+  DEFAULT_MESSENGER_API,
+  type Outbox,
+  type SendOptions,
+  type Sent,
+} from "../messenger/bot_api.ts";
 import type { Message } from "../messenger/format.ts";
 import { Pacer } from "../messenger/pacer.ts";
 import { openProxyClient, type ProxyClient } from "../net/client.ts";
@@ -125,8 +131,8 @@ export interface RuntimeOptions {
 export class SwitchableOutbox implements Outbox {
   constructor(public current: Outbox) {}
 
-  send(chat: string, message: Message, signal?: AbortSignal): Promise<Sent> {
-    return this.current.send(chat, message, signal);
+  send(chat: string, message: Message, signal?: AbortSignal, options?: SendOptions): Promise<Sent> {
+    return this.current.send(chat, message, signal, options);
   }
 }
 

@@ -27,9 +27,11 @@ export function formatSummary(results: readonly FeedResult[], dryRun = false): s
   const ok = results.filter((r) => r.error === null).length;
   const sent = results.reduce((n, r) => n + r.sent, 0);
   const skipped = results.reduce((n, r) => n + r.skipped, 0);
+  const refused = results.reduce((n, r) => n + r.refused, 0);
   const totals = `${results.length} feeds: ${ok} ok, ${results.length - ok} failed; ` +
     `${sent} ${dryRun ? "would be sent" : "sent"}` +
-    (skipped > 0 ? `, ${skipped} older entries skipped at first sighting` : "");
+    (skipped > 0 ? `, ${skipped} older entries skipped at first sighting` : "") +
+    (refused > 0 ? `, ${refused} refused by the messenger (see the log)` : "");
   return [line(header), ...rows.map(line), "", totals].join("\n");
 }
 

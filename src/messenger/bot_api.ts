@@ -1,7 +1,14 @@
 import { realClock, sleep } from "../log/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import { redactUrl, scrub, type Secret } from "../log/secret.ts";
-import { ChatError, MessengerError, MessengerFatalError } from "./errors.ts";
+import {
+  ChatError,
+  isMessageRefusal,
+  MessageRefusedError,
+  MessengerError,
+  MessengerFatalError,
+  RateLimitedError,
+} from "./errors.ts";
 import type { Message } from "./format.ts";
 import { Pacer } from "./pacer.ts";
 
@@ -13,7 +20,15 @@ export const DEFAULT_MESSENGER_API = "https://api.telegram.org";
 /** Sends messages to chats; the Bot API client, or a dry-run printer. */
 export interface Outbox {
   /** Resolves once the messenger accepted the message; rejects with a MessengerError. */
-  send(chat: string, message: Message, signal?: AbortSignal): Promise<Sent>;
+  send(chat: string, message: Message, signal?: AbortSignal, options?: SendOptions): Promise<Sent>;
+}
+
+export interface SendOptions {
+  /**
+   * The longest wait the messenger may impose on the chat (a 429's retry_after, from this
+   * message or an earlier one) before giving up with a RateLimitedError; default no bound.
+   */
+  maxWaitMs?: number;
 }
 
 export interface Sent {
@@ -83,7 +98,13 @@ export class BotApi implements Outbox {
     this.#opts = options;
   }
 
-  async send(chat: string, message: Message, signal?: AbortSignal): Promise<Sent> {
+  async send(
+    chat: string,
+    message: Message,
+    signal?: AbortSignal,
+    options: SendOptions = {},
+  ): Promise<Sent> {
+    const maxWaitMs = options.maxWaitMs ?? Infinity;
     const retries = this.#opts.retries ?? 5;
     const backoff = this.#opts.backoffMs ?? 1000;
     const max429 = this.#opts.max429 ?? 10;
@@ -92,7 +113,7 @@ export class BotApi implements Outbox {
     let throttled = 0;
     let migrations = 0;
     for (;;) {
-      const slot = await this.#waitForSlot(target, signal);
+      const slot = await this.#waitForSlot(target, maxWaitMs, signal);
       const outcome = await this.#post(target, message, signal);
       if ("sent" in outcome) return outcome.sent;
       // Refused without being posted: the slot was not used.
@@ -110,6 +131,7 @@ export class BotApi implements Outbox {
           retry_after: outcome.retryAfterS,
         });
         this.#pacer.block(target, this.#now() + outcome.retryAfterS * 1000);
+        // Checked by the next wait for a slot, which throws when it is over the bound.
         continue;
       }
       if ("migrateTo" in outcome) {
@@ -146,9 +168,13 @@ export class BotApi implements Outbox {
   }
 
   /** Waits for a send slot for `chat`; resolves to the slot's booked time. */
-  async #waitForSlot(chat: string, signal?: AbortSignal): Promise<number> {
+  async #waitForSlot(chat: string, maxWaitMs: number, signal?: AbortSignal): Promise<number> {
     for (;;) {
       const now = this.#now();
+      // Only the messenger's own holds are bounded: pacing within the published limits waits
+      // at most a minute, and giving up on it would only delay the entries to the next run.
+      const held = this.#pacer.blockedUntil(chat) - now;
+      if (held > maxWaitMs) throw new RateLimitedError(chat, held);
       const r = this.#pacer.reserve(chat, now);
       if (r.reserved) {
         if (r.at > now) await this.#sleep(r.at - now, signal);
@@ -165,7 +191,9 @@ export class BotApi implements Outbox {
   ): Promise<
     { sent: Sent } | { retryAfterS: number } | { migrateTo: string } | { transient: string }
   > {
-    const body: Record<string, unknown> = { chat_id: chat, text: message.html, parse_mode: "HTML" };
+    const body: Record<string, unknown> = message.plain
+      ? { chat_id: chat, text: message.html }
+      : { chat_id: chat, text: message.html, parse_mode: "HTML" };
     if (!message.previews) body.link_preview_options = { is_disabled: true };
     // A request under way is not cut by `signal` (a stop): the messenger may already have
     // posted it, and only its answer lets the run mark it sent. Its own timeout bounds it;
@@ -235,6 +263,9 @@ export class BotApi implements Outbox {
           ? `messenger rejected the bot token (401 ${description}); check messenger_auth_token`
           : `messenger API not found at ${this.#shownUrl} (404 ${description}); check the token and --messenger-api`,
       );
+    }
+    if (isMessageRefusal(status, description)) {
+      throw new MessageRefusedError(`chat ${chat}: ${status} ${description}`, chat, description);
     }
     throw new ChatError(`chat ${chat}: ${status} ${description}`, chat, status);
   }

@@ -9,6 +9,8 @@ export interface Message {
   html: string;
   /** Whether Telegram should show a link preview (Instant View needs it). */
   previews: boolean;
+  /** `html` is plain text, sent with no parse mode (the fallback for a refused message). */
+  plain?: boolean;
 }
 
 export interface FormatOptions {
@@ -78,4 +80,26 @@ function fitTitle(title: string, budget: number): string {
     out += piece;
   }
   return out + "…";
+}
+
+/**
+ * The plainest form of an entry's message, for when the messenger refused the formatted one:
+ * the title as plain text, then the link itself as text (no parse mode, so nothing to parse;
+ * no preview, so no URL to fetch), within Telegram's 4096 characters.
+ */
+export function plainMessage(entry: Entry): Message {
+  const link = entry.link?.trim() ?? "";
+  const tail = link === "" || link.length > 1024 ? "" : `\n${link}`;
+  let title = displayTitle(entry);
+  const budget = MAX_MESSAGE_LENGTH - tail.length;
+  if (title.length > budget) {
+    const chars = Array.from(title);
+    title = "";
+    for (const char of chars) {
+      if (title.length + char.length + 1 > budget) break;
+      title += char;
+    }
+    title += "…";
+  }
+  return { html: title + tail, previews: false, plain: true };
 }

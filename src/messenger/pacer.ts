@@ -87,6 +87,11 @@ export class Pacer {
     this.#blocked.set(chat, Math.max(until, this.#blocked.get(chat) ?? 0));
   }
 
+  /** Until when a 429 holds `chat` back (0 when it is not held). */
+  blockedUntil(chat: string): number {
+    return this.#blocked.get(chat) ?? 0;
+  }
+
   /** Moves a chat's history to its new id after `migrate_to_chat_id`. */
   rename(from: string, to: string): void {
     const log = this.#chats.get(from);

@@ -265,6 +265,10 @@ export class Store {
     return this.#entries.markSent(feed, entry, chatId, messageId, at);
   }
 
+  markRefused(feed: string, entry: Entry, chatId: string, at: Date) {
+    return this.#entries.markRefused(feed, entry, chatId, at);
+  }
+
   /** The stored validators of the feed's URLs (URLs without any are absent); not a copy. */
   validators(feed: string): Promise<ReadonlyMap<string, StoredValidators>> {
     return this.#validators.get(feed);

@@ -146,4 +146,20 @@ export class EntriesTable {
       args: [feed, entry.id, entry.link, entry.title, dateOf(entry), iso(at), chatId, messageId],
     });
   }
+
+  /**
+   * Records an entry the messenger refused for its content, even in its plainest form, so the
+   * feed goes on past it; `chatId` is where it was refused. Never overwrites a sent entry.
+   */
+  async markRefused(feed: string, entry: Entry, chatId: string, at: Date): Promise<void> {
+    await this.client.execute({
+      sql: `INSERT INTO entries (feed, entry_id, link, title, published_at, status, seen_at,
+              last_seen_at, chat_id)
+              VALUES (?1, ?2, ?3, ?4, ?5, 'refused', ?6, ?6, ?7)
+            ON CONFLICT (feed, entry_id) DO UPDATE SET status = 'refused',
+              last_seen_at = excluded.last_seen_at, chat_id = excluded.chat_id
+              WHERE status <> 'sent'`,
+      args: [feed, entry.id, entry.link, entry.title, dateOf(entry), iso(at), chatId],
+    });
+  }
 }

@@ -77,6 +77,32 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
       value TEXT NOT NULL
     ) STRICT`,
   ],
+  // 5: an entry the messenger refused for its content, in HTML and again as plain text, is
+  // recorded as 'refused' so it no longer blocks its feed. SQLite cannot change a CHECK in
+  // place: the table is rebuilt with the same columns, rows and index.
+  [
+    `CREATE TABLE entries_v5 (
+      feed TEXT NOT NULL,
+      entry_id TEXT NOT NULL,
+      link TEXT,
+      title TEXT NOT NULL,
+      published_at TEXT,
+      status TEXT NOT NULL CHECK (status IN ('sent', 'skipped', 'refused')),
+      seen_at TEXT NOT NULL,
+      sent_at TEXT,
+      chat_id TEXT,
+      message_id INTEGER,
+      last_seen_at TEXT,
+      PRIMARY KEY (feed, entry_id)
+    ) STRICT`,
+    `INSERT INTO entries_v5 (feed, entry_id, link, title, published_at, status, seen_at, sent_at,
+       chat_id, message_id, last_seen_at)
+     SELECT feed, entry_id, link, title, published_at, status, seen_at, sent_at, chat_id,
+       message_id, last_seen_at FROM entries`,
+    `DROP TABLE entries`,
+    `ALTER TABLE entries_v5 RENAME TO entries`,
+    `CREATE INDEX entries_by_last_seen ON entries (feed, last_seen_at)`,
+  ],
 ];
 
 /** The schema version this build writes and understands. */

@@ -708,3 +708,46 @@ Deno.test("loop: health is ok while ticks come as planned, stalled once the plan
   await loop.stop(0);
   assert.equal(loop.health(30_000).ok, true, "a stopped loop plans no tick");
 });
+
+Deno.test("loop: a 429 holding one channel for 100000 s holds only that channel; the others go on, and a stop ends the wait", async () => {
+  const h = await harness((s) => {
+    s.set("/held.xml", [{ id: "h1", title: "H one" }]);
+    s.set("/free.xml", [{ id: "f1", title: "F one" }]);
+    return [
+      { name: "held", url: s.url("/held.xml"), cron: "* * * * *" },
+      { name: "free", url: s.url("/free.xml"), cron: "* * * * *" },
+    ];
+  }, {
+    lastSuccess: new Map([["held", new Date(START - 1000)], ["free", new Date(START - 1000)]]),
+  });
+  try {
+    h.bot.inject({ kind: "429", chat: "@chan_held", retryAfter: 100_000 });
+    h.loop.start(h.settings.feeds);
+    await h.clock.advance(MINUTE);
+    await until(
+      "free sent, held waiting",
+      () => h.bot.throttled === 1 && h.bot.messages().length === 1 && h.loop.running.length === 1,
+    );
+    assert.deepEqual(h.loop.running, ["held"]);
+    // Later ticks: the free channel's feed runs again (a new entry goes) while held still waits.
+    h.feeds.set("/free.xml", [{ id: "f1", title: "F one" }, { id: "f2", title: "F two" }]);
+    await h.clock.advance(MINUTE);
+    await until("free sent again", () => h.bot.messages().length === 2);
+    assert.deepEqual(titles(h.bot, "@chan_free"), ["F one", "F two"]);
+    assert.deepEqual(titles(h.bot, "@chan_held"), []);
+    assert.deepEqual(h.loop.running, ["held"]);
+    // No bound in forward: the held feed has not failed, it waits; a stop ends the wait.
+    assert.equal(linesWith(h.lines, "rate limited by the messenger").length, 0);
+    const stopping = h.loop.stop(0);
+    await h.clock.advance(0); // the grace timer (0 ms) is the manual clock's
+    await stopping;
+    assert.deepEqual(h.loop.running, []);
+    assert.deepEqual(titles(h.bot, "@chan_held"), []);
+    const sent = await h.runtime.store!.query(
+      "SELECT entry_id FROM entries WHERE feed = 'held' AND status = 'sent'",
+    );
+    assert.deepEqual(sent, []);
+  } finally {
+    await h.close();
+  }
+});

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createClient } from "@libsql/client";
 import { runRecord, storeEntry } from "../support/store_records.ts";
-import { MIGRATIONS } from "../../src/store/migrations.ts";
+import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import { type RunRecord, Store } from "../../src/store/db.ts";
 
 const DAY = 86_400_000;
@@ -199,7 +199,7 @@ Deno.test("migration 4: entries of a version 3 database count as in their feed's
     client.close();
     const store = (await Store.open(dir))!;
     try {
-      assert.equal(await store.version(), 4);
+      assert.equal(await store.version(), SCHEMA_VERSION);
       const [[parsed]] = await store.query("SELECT last_parsed_at FROM feeds");
       const seen = await store.query("SELECT DISTINCT last_seen_at FROM entries");
       assert.deepEqual(seen, [[parsed]]);

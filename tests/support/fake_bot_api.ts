@@ -30,7 +30,8 @@ export type FaultKind =
   | "forbidden"
   | "unauthorized"
   | "migrate"
-  | "429";
+  | "429"
+  | "refuse";
 
 export interface Fault {
   kind: FaultKind;
@@ -42,7 +43,24 @@ export interface Fault {
   migrateTo?: string;
   /** For "429": the retry_after to send (seconds, default 1). */
   retryAfter?: number;
+  /**
+   * For "refuse": a 400 about the message's content, with this description (default
+   * Telegram's "Bad Request: can't parse entities: Unsupported start tag ..." ).
+   */
+  description?: string;
+  /** Only messages whose text contains this. */
+  textContains?: string;
+  /** Only messages sent with `parse_mode: HTML` (a plain-text retry gets through). */
+  htmlOnly?: boolean;
 }
+
+/** Descriptions Telegram gives when it refuses a message for its content. */
+export const CONTENT_REFUSALS = {
+  entities: `Bad Request: can't parse entities: Unsupported start tag "foo" at byte offset 12`,
+  tooLong: "Bad Request: message is too long",
+  urlHostEmpty: "Bad Request: URL host is empty",
+  wrongUrl: "Bad Request: wrong HTTP URL specified",
+};
 
 export interface FakeMessage {
   chatId: string;
@@ -201,8 +219,16 @@ export function startFakeBotApi(options: FakeBotApiOptions = {}): Promise<FakeBo
   const globalLog: number[] = [];
   const state = { throttled: 0, requests: 0 };
 
-  function takeFault(chat: string): (Fault & { left: number }) | null {
-    const index = faults.findIndex((f) => f.left > 0 && (f.chat === undefined || f.chat === chat));
+  function takeFault(
+    chat: string,
+    params: Record<string, unknown>,
+  ): (Fault & { left: number }) | null {
+    const text = typeof params.text === "string" ? params.text : "";
+    const index = faults.findIndex((f) =>
+      f.left > 0 && (f.chat === undefined || f.chat === chat) &&
+      (f.textContains === undefined || text.includes(f.textContains)) &&
+      (!f.htmlOnly || params.parse_mode === "HTML")
+    );
     if (index === -1) return null;
     const fault = faults[index];
     fault.left--;
@@ -255,7 +281,7 @@ export function startFakeBotApi(options: FakeBotApiOptions = {}): Promise<FakeBo
     }
     const chat = params.chat_id === undefined ? "" : String(params.chat_id);
     if (chat === "") return failure(400, "Bad Request: chat_id is empty");
-    const fault = takeFault(chat);
+    const fault = takeFault(chat, params);
     if (fault) {
       switch (fault.kind) {
         case "500":
@@ -279,6 +305,8 @@ export function startFakeBotApi(options: FakeBotApiOptions = {}): Promise<FakeBo
           return failure(429, `Too Many Requests: retry after ${fault.retryAfter ?? 1}`, {
             retry_after: fault.retryAfter ?? 1,
           });
+        case "refuse":
+          return failure(400, fault.description ?? CONTENT_REFUSALS.entities);
       }
     }
     if (!/^(@[A-Za-z][A-Za-z0-9_]{3,31}|-?\d{1,20})$/.test(chat) || missing.has(chat)) {
