@@ -102,7 +102,8 @@ export function looksLikeHtml(text: string): boolean {
   return true;
 }
 
-const BLOCK = new Set([
+/** Elements whose boundaries separate words when markup becomes text (HTML and XHTML). */
+export const BLOCK_ELEMENTS: ReadonlySet<string> = new Set([
   "p",
   "div",
   "br",
@@ -144,11 +145,11 @@ export function htmlToText(html: string): string {
   const parser = new Parser({
     onopentagname(name) {
       if (HIDDEN.has(name)) hidden++;
-      else if (BLOCK.has(name)) parts.push(" ");
+      else if (BLOCK_ELEMENTS.has(name)) parts.push(" ");
     },
     onclosetag(name) {
       if (HIDDEN.has(name)) hidden = Math.max(0, hidden - 1);
-      else if (BLOCK.has(name)) parts.push(" ");
+      else if (BLOCK_ELEMENTS.has(name)) parts.push(" ");
     },
     ontext(text) {
       if (hidden === 0) parts.push(text);

@@ -1,5 +1,6 @@
 import { Parser } from "htmlparser2";
 import { type DeclaredEntities, decodeEntities } from "./entities.ts";
+import { BLOCK_ELEMENTS } from "./text.ts";
 
 /**
  * A light element tree. Names are lower-cased and carry a canonical prefix chosen by namespace
@@ -206,30 +207,6 @@ export function child(element: XmlElement, name: string): XmlElement | undefined
   return undefined;
 }
 
-const BLOCK = new Set([
-  "p",
-  "div",
-  "br",
-  "li",
-  "ul",
-  "ol",
-  "tr",
-  "td",
-  "th",
-  "h1",
-  "h2",
-  "h3",
-  "h4",
-  "h5",
-  "h6",
-  "blockquote",
-  "pre",
-  "hr",
-  "table",
-  "section",
-  "article",
-]);
-
 /**
  * All text below the element, with a space where a block element begins or ends (and between
  * elements when the whitespace between them was not kept).
@@ -244,7 +221,7 @@ export function deepText(element: XmlElement): string {
       if (!mixed && out !== "") out += " ";
       const local = c.name.slice(c.name.indexOf(":") + 1);
       if (local === "script" || local === "style") continue;
-      const block = BLOCK.has(local);
+      const block = BLOCK_ELEMENTS.has(local);
       if (block) out += " ";
       out += deepText(c);
       if (block) out += " ";
