@@ -175,7 +175,15 @@ async function harness(
     async close() {
       if (closed) return;
       closed = true;
-      await loop.stop(0);
+      // The grace timer is the manual clock's: move it until the stop is done, so a test that
+      // failed with a run still waiting ends with its failure instead of hanging here.
+      let stopped = false;
+      const stopping = loop.stop(0).then(() => stopped = true);
+      for (let i = 0; i < 100 && !stopped; i++) {
+        await clock.advance(1000);
+        if (!stopped) await new Promise((r) => setTimeout(r, 5));
+      }
+      await stopping;
       await runtime.close();
       await feeds.close();
       await bot.close();
@@ -732,14 +740,26 @@ Deno.test("loop: a 429 holding one channel for 100000 s holds only that channel;
     // Later ticks: the free channel's feed runs again (a new entry goes) while held still waits.
     h.feeds.set("/free.xml", [{ id: "f1", title: "F one" }, { id: "f2", title: "F two" }]);
     await h.clock.advance(MINUTE);
-    await until("free sent again", () => h.bot.messages().length === 2);
+    // The message is accepted before its run has recorded it and ended: wait for both.
+    await until(
+      "free sent again and done",
+      () => h.bot.messages().length === 2 && h.loop.running.length === 1,
+    );
     assert.deepEqual(titles(h.bot, "@chan_free"), ["F one", "F two"]);
     assert.deepEqual(titles(h.bot, "@chan_held"), []);
     assert.deepEqual(h.loop.running, ["held"]);
     // No bound in forward: the held feed has not failed, it waits; a stop ends the wait.
     assert.equal(linesWith(h.lines, "rate limited by the messenger").length, 0);
-    const stopping = h.loop.stop(0);
-    await h.clock.advance(0); // the grace timer (0 ms) is the manual clock's
+    let stopped = false;
+    const stopping = h.loop.stop(0).then(() => stopped = true);
+    // The grace timer (0 ms) and the state's write timers are the manual clock's: move it a
+    // second at a time until the stop is done (a wait that the stop did not end would need
+    // far more than these two minutes: the hold is 100000 s).
+    for (let i = 0; i < 120 && !stopped; i++) {
+      await h.clock.advance(1000);
+      if (!stopped) await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.ok(stopped, "the stop ended the wait for the held channel");
     await stopping;
     assert.deepEqual(h.loop.running, []);
     assert.deepEqual(titles(h.bot, "@chan_held"), []);
