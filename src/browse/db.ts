@@ -175,6 +175,17 @@ function unwrapRow(row: unknown[]): unknown[] {
   return out;
 }
 
+/** One row of an `EXPLAIN` listing (addr, opcode, p1, p2, p3, p4, …) as the checks read it. */
+function toOp(r: unknown[]): Op {
+  return {
+    opcode: String(r[1]),
+    p1: Number(r[2]),
+    p2: Number(r[3]),
+    p3: Number(r[4]),
+    p4: r[5] === null ? null : String(r[5]),
+  };
+}
+
 /** A local file through the `libsql` driver (synchronous; the worker process isolates it). */
 export function openLocal(path: string, write: boolean): Db {
   let db: Database.Database;
@@ -304,13 +315,7 @@ export function openLocal(path: string, write: boolean): Db {
       const held: LibsqlStatement[] = [];
       const { stmt, rows } = explain(sql);
       held.push(stmt);
-      const ops = rows.map((r) => ({
-        opcode: String(r[1]),
-        p1: Number(r[2]),
-        p2: Number(r[3]),
-        p3: Number(r[4]),
-        p4: r[5] === null ? null : String(r[5]),
-      }));
+      const ops = rows.map(toOp);
       const vtabs = new Map<string, string>();
       if (!ops.some((op) => op.p4?.startsWith("vtab:"))) {
         return Promise.resolve({ ops, vtabs });
@@ -362,13 +367,7 @@ export function openRemote(url: string, authToken: string | undefined, write: bo
     },
     async program(sql) {
       const rows = await all(`EXPLAIN ${sql}`);
-      const ops = rows.map((r) => ({
-        opcode: String(r[1]),
-        p1: Number(r[2]),
-        p2: Number(r[3]),
-        p3: Number(r[4]),
-        p4: r[5] === null ? null : String(r[5]),
-      }));
+      const ops = rows.map(toOp);
       return { ops, vtabs: new Map() };
     },
     async run(sql, params, options, onColumns, onRow) {
