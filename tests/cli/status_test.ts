@@ -362,9 +362,17 @@ Deno.test("status: an unreadable last-success file is one line, exit 1", () =>
   withEnv(async (env) => {
     await env.writeConfig([feed("news", env.feeds.url("/news.xml"))]);
     await Deno.mkdir(`${env.dir}/data`, { recursive: true });
-    await Deno.writeTextFile(`${env.dir}/data/last_success.yml`, "news: [unclosed\n");
+    await Deno.writeTextFile(
+      `${env.dir}/data/last_success.yml`,
+      '"news": 2024-01-01T00:00:00Z\n"other": x: 2024-01-02T00:00:00Z\n',
+    );
     const r = await env.status();
     assert.equal(r.code, 1);
     assert.equal(r.stdout, "");
-    assert.match(r.stderr, /^courier status: cannot parse .*last_success\.yml: .+\n$/);
+    // Whole, on one line: where (file:line:col) and what is wrong, not cut at "column 6:".
+    assert.equal(
+      r.stderr,
+      `courier status: ${env.dir}/data/last_success.yml:2:10: cannot parse the last-success ` +
+        "file: Nested mappings are not allowed in compact mappings\n",
+    );
   }));
