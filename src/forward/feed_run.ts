@@ -119,7 +119,8 @@ export async function runFeed(
       result.new = toSend.length;
     } catch (error) {
       result.error = ctx.signal.aborted ? stopped(ctx.signal) : messageOf(error);
-      result.step = "fetch";
+      // The first sighting is recorded while planning: a failure to write it is the state's.
+      result.step = isStoreError(error) ? "record" : "fetch";
       return await finish(feed, result, startedAt, undefined, undefined, ctx);
     }
     // Nothing to send (the steady state): no need to wait for the channel.
@@ -133,7 +134,7 @@ export async function runFeed(
         if (fatal) ctx.onFatal?.(error);
         result.error = ctx.signal.aborted && !fatal ? stopped(ctx.signal) : messageOf(error);
         result.failed = result.new - result.sent - result.refused;
-        result.step = "send";
+        result.step = error instanceof NotRecorded ? "record" : "send";
       }
     }
   } finally {
@@ -257,7 +258,11 @@ async function deliver(
         if (!(again instanceof MessageRefusedError)) throw again;
         // Refused in every form: waiting will not change that, and retrying it first on every
         // run would hold back every entry after it.
-        await ctx.state.markRefused(feed.name, entry, again.chat, ctx.now());
+        try {
+          await ctx.state.markRefused(feed.name, entry, again.chat, ctx.now());
+        } catch (error) {
+          throw new NotRecorded(messageOf(error));
+        }
         result.refused++;
         ctx.logger.error("entry refused by the messenger; recorded and skipped", {
           feed: feed.name,
@@ -269,9 +274,15 @@ async function deliver(
       }
     }
     chat = sent.chat;
-    await ctx.state.markSent(feed.name, entry, sent.chat, sent.messageId, ctx.now());
+    // The messenger accepted it: it went out, whether or not it can be recorded.
     result.sent++;
     ctx.onSent?.(feed.name);
+    try {
+      await ctx.state.markSent(feed.name, entry, sent.chat, sent.messageId, ctx.now());
+    } catch (error) {
+      // Not marked sent, so the next run sends it again: the one duplicate to expect.
+      throw new NotRecorded(`${messageOf(error)}; 1 message may be sent again`);
+    }
   }
 }
 
@@ -303,8 +314,16 @@ async function finish(
     );
     if (result.error === null) await ctx.successLog.record(result.feed, finishedAt);
   } catch (error) {
-    result.error = messageOf(error);
-    result.step = "record";
+    if (result.error === null) {
+      result.error = messageOf(error);
+      result.step = "record";
+    } else {
+      // The run's own failure (often the same full disk) stays the one reported.
+      ctx.logger.warn("the failed run could not be recorded either", {
+        feed: result.feed,
+        error: messageOf(error),
+      });
+    }
   }
   if (result.error !== null) {
     // The one line a failed run logs: which feed, where it stopped, why.
@@ -317,6 +336,16 @@ async function finish(
     });
   }
   return result;
+}
+
+/** The state accepted a message's send but could not record it (or a refused entry). */
+class NotRecorded extends Error {
+  override name = "NotRecorded";
+}
+
+/** A failure of the state (src/store/failure.ts), told apart without loading the store. */
+function isStoreError(error: unknown): boolean {
+  return error instanceof Error && error.name === "StoreError";
 }
 
 function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {

@@ -155,6 +155,7 @@ export class Runtime {
     readonly proxies: ProxyClients,
     readonly store: Store | null,
     private readonly lock: DataDirLock | null,
+    private readonly logger: Logger,
     /** The names of every feed of the config (not only those run): what retention keeps. */
     private readonly configured: readonly string[] = [],
   ) {}
@@ -182,6 +183,7 @@ export class Runtime {
           proxies,
           store,
           null,
+          logger,
         );
       }
       lock = await acquireLock(settings.dataDir);
@@ -219,6 +221,7 @@ export class Runtime {
         proxies,
         opened,
         lock,
+        logger,
         settings.feeds.map((f) => f.name),
       );
       runtime.#makeBotApi = makeBotApi;
@@ -303,7 +306,12 @@ export class Runtime {
 
   async close(): Promise<void> {
     // A dry run's store is read-only: shutdown only closes it.
-    await this.store?.shutdown();
+    const failure = await this.store?.shutdown();
+    if (failure) {
+      this.logger.warn("the state stays partly in the -wal file beside the database", {
+        error: failure.message,
+      });
+    }
     this.lock?.release();
     await this.proxies.close();
   }
