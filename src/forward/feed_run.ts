@@ -78,6 +78,21 @@ export interface FeedRunContext {
   onSent?: (feed: string) => void;
   /** Told at once when the messenger refuses the bot, so the other feeds stop too. */
   onFatal?: (error: MessengerFatalError) => void;
+  /**
+   * The last-success file as the process found it: a feed listed there succeeded before, so at
+   * a first sighting (the state has no record of it: lost or moved) its entries were most
+   * likely delivered already. See recoveredLimit.
+   */
+  priorSuccesses?: ReadonlyMap<string, Date>;
+}
+
+/**
+ * The first-sighting limit of a feed that succeeded before but is unknown to the state: its
+ * own limit when it has one, else 0 (every entry recorded as seen, none sent), since "no
+ * limit" would post again everything the lost state had delivered.
+ */
+export function recoveredLimit(firstTimeLimit: number): number {
+  return Math.max(0, firstTimeLimit);
 }
 
 /**
@@ -181,13 +196,22 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
   let send = unseen;
   let skipped = 0;
   if (!known) {
-    const split = firstSighting(unseen, feed.firstTimeLimit);
+    const before = ctx.priorSuccesses?.get(feed.name);
+    const limit = before === undefined ? feed.firstTimeLimit : recoveredLimit(feed.firstTimeLimit);
+    const split = firstSighting(unseen, limit);
     send = split.send;
     skipped = split.skip.length;
     // Recorded before anything is sent: a crash later must not turn the next run into a
     // first sighting again, or the limit would hold back entries that are genuinely new.
     await ctx.state.recordFirstSighting(feed.name, split.skip, ctx.now());
-    if (skipped > 0) {
+    if (before !== undefined) {
+      ctx.logger.warn("the state has no record of a feed that succeeded before: first sighting", {
+        feed: feed.name,
+        last_success: before.toISOString(),
+        sent: send.length,
+        skipped,
+      });
+    } else if (skipped > 0) {
       ctx.logger.info("first sighting: only the newest entries are sent", {
         feed: feed.name,
         sent: send.length,

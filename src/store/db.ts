@@ -254,6 +254,21 @@ export class Store {
     }
   }
 
+  /**
+   * Whether no feed has had its first sighting and no entry is recorded: a new database, or one
+   * that lost its state (a WAL left behind, an old copy, a db_dir that moved).
+   */
+  async isEmpty(): Promise<boolean> {
+    const rs = await this.#step(
+      "read the state",
+      () =>
+        this.client.execute(
+          "SELECT EXISTS (SELECT 1 FROM feeds) OR EXISTS (SELECT 1 FROM entries)",
+        ),
+    );
+    return Number(rs.rows[0]?.[0] ?? 0) === 0;
+  }
+
   /** Whether the feed has had its first sighting (its first successful read). */
   isKnownFeed(feed: string): Promise<boolean> {
     return this.#step("read the state", () => this.#entries.isKnownFeed(feed));
