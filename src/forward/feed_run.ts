@@ -362,7 +362,7 @@ async function finish(
   return result;
 }
 
-/** The state accepted a message's send but could not record it (or a refused entry). */
+/** The messenger took a message (or refused an entry for good), and the state could not record it. */
 class NotRecorded extends Error {
   override name = "NotRecorded";
 }
