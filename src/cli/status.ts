@@ -7,8 +7,9 @@ export const statusCommand: Command = {
 
 Prints, for every feed of the config in config order: its cron schedule, its next run (in
 the machine's time zone, or $TZ's), its last success (time and age, from the last-success
-file), its last run's outcome and error, and the entries sent in total and in the last 24
-hours (from the database).
+file), its last run's outcome and error, the entries sent in total and in the last 24
+hours, and the entries the messenger refused in every form (never posted: how many, and the
+latest with their titles and links), from the database.
 
 It only reads: the database is opened read-only, nothing is created or migrated and the data
 directory's lock is not taken, so it works while \`courier forward\` or \`courier once\` runs.

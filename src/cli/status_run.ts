@@ -69,6 +69,8 @@ export async function run(argv: string[]): Promise<number> {
       lastRun: lastRunOf(record?.lastRun ?? null),
       sentTotal: record?.sentTotal ?? 0,
       sent24h: record?.sentSince ?? 0,
+      refusedTotal: record?.refusedTotal ?? 0,
+      refused: record?.refused ?? [],
     };
   });
   if (values.json) {

@@ -78,6 +78,21 @@ export interface FeedRunContext {
   onSent?: (feed: string) => void;
   /** Told at once when the messenger refuses the bot, so the other feeds stop too. */
   onFatal?: (error: MessengerFatalError) => void;
+  /**
+   * The last-success file as the process found it: a feed listed there succeeded before, so at
+   * a first sighting (the state has no record of it: lost or moved) its entries were most
+   * likely delivered already. See recoveredLimit.
+   */
+  priorSuccesses?: ReadonlyMap<string, Date>;
+}
+
+/**
+ * The first-sighting limit of a feed that succeeded before but is unknown to the state: its
+ * own limit when it has one, else 0 (every entry recorded as seen, none sent), since "no
+ * limit" would post again everything the lost state had delivered.
+ */
+export function recoveredLimit(firstTimeLimit: number): number {
+  return Math.max(0, firstTimeLimit);
 }
 
 /**
@@ -119,7 +134,8 @@ export async function runFeed(
       result.new = toSend.length;
     } catch (error) {
       result.error = ctx.signal.aborted ? stopped(ctx.signal) : messageOf(error);
-      result.step = "fetch";
+      // The first sighting is recorded while planning: a failure to write it is the state's.
+      result.step = isStoreError(error) ? "record" : "fetch";
       return await finish(feed, result, startedAt, undefined, undefined, ctx);
     }
     // Nothing to send (the steady state): no need to wait for the channel.
@@ -133,7 +149,7 @@ export async function runFeed(
         if (fatal) ctx.onFatal?.(error);
         result.error = ctx.signal.aborted && !fatal ? stopped(ctx.signal) : messageOf(error);
         result.failed = result.new - result.sent - result.refused;
-        result.step = "send";
+        result.step = error instanceof NotRecorded ? "record" : "send";
       }
     }
   } finally {
@@ -180,13 +196,22 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
   let send = unseen;
   let skipped = 0;
   if (!known) {
-    const split = firstSighting(unseen, feed.firstTimeLimit);
+    const before = ctx.priorSuccesses?.get(feed.name);
+    const limit = before === undefined ? feed.firstTimeLimit : recoveredLimit(feed.firstTimeLimit);
+    const split = firstSighting(unseen, limit);
     send = split.send;
     skipped = split.skip.length;
     // Recorded before anything is sent: a crash later must not turn the next run into a
     // first sighting again, or the limit would hold back entries that are genuinely new.
     await ctx.state.recordFirstSighting(feed.name, split.skip, ctx.now());
-    if (skipped > 0) {
+    if (before !== undefined) {
+      ctx.logger.warn("the state has no record of a feed that succeeded before: first sighting", {
+        feed: feed.name,
+        last_success: before.toISOString(),
+        sent: send.length,
+        skipped,
+      });
+    } else if (skipped > 0) {
       ctx.logger.info("first sighting: only the newest entries are sent", {
         feed: feed.name,
         sent: send.length,
@@ -257,7 +282,11 @@ async function deliver(
         if (!(again instanceof MessageRefusedError)) throw again;
         // Refused in every form: waiting will not change that, and retrying it first on every
         // run would hold back every entry after it.
-        await ctx.state.markRefused(feed.name, entry, again.chat, ctx.now());
+        try {
+          await ctx.state.markRefused(feed.name, entry, again.chat, ctx.now());
+        } catch (error) {
+          throw new NotRecorded(messageOf(error));
+        }
         result.refused++;
         ctx.logger.error("entry refused by the messenger; recorded and skipped", {
           feed: feed.name,
@@ -269,9 +298,15 @@ async function deliver(
       }
     }
     chat = sent.chat;
-    await ctx.state.markSent(feed.name, entry, sent.chat, sent.messageId, ctx.now());
+    // The messenger accepted it: it went out, whether or not it can be recorded.
     result.sent++;
     ctx.onSent?.(feed.name);
+    try {
+      await ctx.state.markSent(feed.name, entry, sent.chat, sent.messageId, ctx.now());
+    } catch (error) {
+      // Not marked sent, so the next run sends it again: the one duplicate to expect.
+      throw new NotRecorded(`${messageOf(error)}; 1 message may be sent again`);
+    }
   }
 }
 
@@ -303,8 +338,16 @@ async function finish(
     );
     if (result.error === null) await ctx.successLog.record(result.feed, finishedAt);
   } catch (error) {
-    result.error = messageOf(error);
-    result.step = "record";
+    if (result.error === null) {
+      result.error = messageOf(error);
+      result.step = "record";
+    } else {
+      // The run's own failure (often the same full disk) stays the one reported.
+      ctx.logger.warn("the failed run could not be recorded either", {
+        feed: result.feed,
+        error: messageOf(error),
+      });
+    }
   }
   if (result.error !== null) {
     // The one line a failed run logs: which feed, where it stopped, why.
@@ -317,6 +360,16 @@ async function finish(
     });
   }
   return result;
+}
+
+/** The messenger took a message (or refused an entry for good), and the state could not record it. */
+class NotRecorded extends Error {
+  override name = "NotRecorded";
+}
+
+/** A failure of the state (src/store/failure.ts), told apart without loading the store. */
+function isStoreError(error: unknown): boolean {
+  return error instanceof Error && error.name === "StoreError";
 }
 
 function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {

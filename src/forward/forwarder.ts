@@ -48,6 +48,8 @@ export interface ForwarderOptions {
   maxMessengerWaitMs?: number;
   onFeedDone?: (result: FeedResult) => void;
   onSent?: (feed: string) => void;
+  /** See FeedRunContext.priorSuccesses. */
+  priorSuccesses?: ReadonlyMap<string, Date>;
 }
 
 export interface RunSummary {
@@ -152,6 +154,7 @@ export class Forwarder {
         signal: this.#controller.signal,
         onSent: options.onSent,
         maxMessengerWaitMs: options.maxMessengerWaitMs,
+        priorSuccesses: options.priorSuccesses,
         onFatal: (error) => {
           fatal ??= error.message;
           this.#unauthorized(feed, error);

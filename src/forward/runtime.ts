@@ -19,8 +19,8 @@ import type { Message } from "../messenger/format.ts";
 import { Pacer } from "../messenger/pacer.ts";
 import { openProxyClient, type ProxyClient } from "../net/client.ts";
 import { parseProxy } from "../net/proxy.ts";
-import { Store } from "../store/db.ts";
-import { LastSuccessFile } from "../store/last_success.ts";
+import { dbPath, Store } from "../store/db.ts";
+import { LastSuccessFile, readLastSuccess } from "../store/last_success.ts";
 import { acquireLock, type DataDirLock } from "../store/lock.ts";
 import { PrintingOutbox, readOnlyState } from "./dry_run.ts";
 import type { ForwardState, SuccessLog } from "./feed_run.ts";
@@ -141,6 +141,30 @@ function messengerKey(settings: Settings): string {
   return JSON.stringify([settings.token.reveal(), settings.messengerProxy]);
 }
 
+/**
+ * The last-success file as it is before this process writes it. When it lists feeds while the
+ * database knows none (new or empty: the state was lost or moved, e.g. a courier.db copied
+ * without its -wal file, or a db_dir that changed), says so once, loudly, naming both files;
+ * the feed runs then treat those feeds as first sightings (feed_run.ts, recoveredLimit). An
+ * unreadable file lists nothing here: the runs that write it report it.
+ */
+async function priorSuccesses(
+  settings: Settings,
+  store: Store | null,
+  logger: Logger,
+): Promise<ReadonlyMap<string, Date>> {
+  const prior = await readLastSuccess(settings.lastLoadedPath).catch(() => new Map<string, Date>());
+  if (prior.size === 0 || (store !== null && !(await store.isEmpty()))) return prior;
+  const db = store?.path ?? dbPath(settings.dbDir);
+  logger.warn(
+    `state lost or moved: ${db} is ${store === null ? "missing" : "new or empty"} but ` +
+      `${settings.lastLoadedPath} lists ${prior.size} feed${prior.size === 1 ? "" : "s"} that ` +
+      `succeeded before; ${prior.size === 1 ? "it is" : "they are"} treated as first ` +
+      "sightings: only the newest first_time_limit entries are sent (none without a limit)",
+  );
+  return prior;
+}
+
 /** The opened runtime; `close` releases everything, in the reverse order of opening. */
 export class Runtime {
   #messengerKey = "";
@@ -155,6 +179,9 @@ export class Runtime {
     readonly proxies: ProxyClients,
     readonly store: Store | null,
     private readonly lock: DataDirLock | null,
+    private readonly logger: Logger,
+    /** The last-success file as found at the open (see FeedRunContext.priorSuccesses). */
+    readonly priorSuccesses: ReadonlyMap<string, Date>,
     /** The names of every feed of the config (not only those run): what retention keeps. */
     private readonly configured: readonly string[] = [],
   ) {}
@@ -174,6 +201,7 @@ export class Runtime {
         // Reads the state if there is one (to show what a real run would send now); creates
         // and changes nothing, and needs no token.
         store = await Store.open(settings.dbDir, { readOnly: true });
+        const prior = await priorSuccesses(settings, store, logger);
         return new Runtime(
           readOnlyState(store),
           new SwitchableOutbox(new PrintingOutbox(options.writeOut)),
@@ -182,6 +210,8 @@ export class Runtime {
           proxies,
           store,
           null,
+          logger,
+          prior,
         );
       }
       lock = await acquireLock(settings.dataDir);
@@ -193,6 +223,7 @@ export class Runtime {
       const opened = (await Store.open(settings.dbDir, { clock }))!;
       store = opened;
       const migrations = await opened.chatMigrations();
+      const prior = await priorSuccesses(settings, opened, logger);
       // One pacer for the life of the process: Telegram's limits hold across feeds, ticks and
       // a reload that replaces the client.
       const pacer = new Pacer();
@@ -219,6 +250,8 @@ export class Runtime {
         proxies,
         opened,
         lock,
+        logger,
+        prior,
         settings.feeds.map((f) => f.name),
       );
       runtime.#makeBotApi = makeBotApi;
@@ -262,9 +295,10 @@ export class Runtime {
   /** What a Forwarder (or a Loop's) takes from the runtime: state, outbox, migrations, proxies. */
   get forwarderParts(): Pick<
     ForwarderOptions,
-    "state" | "outbox" | "successLog" | "migrations" | "fetchClientFor"
+    "state" | "outbox" | "successLog" | "migrations" | "fetchClientFor" | "priorSuccesses"
   > {
     return {
+      priorSuccesses: this.priorSuccesses,
       state: this.state,
       outbox: this.outbox,
       successLog: this.successLog,
@@ -303,7 +337,12 @@ export class Runtime {
 
   async close(): Promise<void> {
     // A dry run's store is read-only: shutdown only closes it.
-    await this.store?.shutdown();
+    const failure = await this.store?.shutdown();
+    if (failure) {
+      this.logger.warn("the state stays partly in the -wal file beside the database", {
+        error: failure.message,
+      });
+    }
     this.lock?.release();
     await this.proxies.close();
   }

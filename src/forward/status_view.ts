@@ -17,6 +17,10 @@
  *                          finished_at (from started_at while running); null: never ran
  *   sent_total    number   entries the messenger accepted for it, ever (as far as kept)
  *   sent_24h      number   of those, in the 24 hours before now
+ *   refused_total number   entries the messenger refused in every form: recorded, never
+ *                          posted (as far as kept)
+ *   refused_latest [{ id: string, title: string, link: string | null, refused_at: string }]
+ *                          the latest of them, newest first (at most 5)
  *
  * Ages are whole seconds, never negative (a time after `now`, from a clock stepped back,
  * counts as 0).
@@ -39,6 +43,17 @@ export interface FeedStatus {
   lastRun: LastRun | null;
   sentTotal: number;
   sent24h: number;
+  /** Entries refused in every form (never posted); default 0. */
+  refusedTotal?: number;
+  /** The latest of them, newest first; default none. */
+  refused?: readonly RefusedView[];
+}
+
+export interface RefusedView {
+  id: string;
+  title: string;
+  link: string | null;
+  at: Date;
 }
 
 export interface TableOptions {
@@ -168,8 +183,31 @@ export function renderStatusTable(feeds: readonly FeedStatus[], options: TableOp
       if (options.width !== null) text = cut(text, options.width);
       out.push(paint(text, "red"));
     }
+    out.push(...refusedLines(feed, options).map((text) => paint(text, "yellow")));
   });
   return out.join("\n") + "\n";
+}
+
+/**
+ * Under a feed with refused entries: how many, then the latest (time, title, link), so what
+ * never got posted can be found and posted by hand.
+ */
+function refusedLines(feed: FeedStatus, options: TableOptions): string[] {
+  const total = feed.refusedTotal ?? 0;
+  if (total === 0) return [];
+  const latest = feed.refused ?? [];
+  const lines = [
+    `  refused: ${total} ${total === 1 ? "entry" : "entries"} the messenger would not take, ` +
+    "never posted" + (latest.length > 0 ? "; latest:" : ""),
+    ...latest.map((e) =>
+      `    ${formatClock(e.at, options.now, options.timeZone)}  ` +
+      oneLine(e.title === "" ? e.id : e.title) + (e.link === null ? "" : `  ${oneLine(e.link)}`)
+    ),
+  ];
+  if (total > latest.length && latest.length > 0) {
+    lines.push(`    and ${total - latest.length} more`);
+  }
+  return options.width === null ? lines : lines.map((line) => cut(line, options.width!));
 }
 
 /** The `--json` document described at the top of this file. */
@@ -190,6 +228,13 @@ export function renderStatusJson(feeds: readonly FeedStatus[], now: Date): strin
     },
     sent_total: f.sentTotal,
     sent_24h: f.sent24h,
+    refused_total: f.refusedTotal ?? 0,
+    refused_latest: (f.refused ?? []).map((e) => ({
+      id: e.id,
+      title: e.title,
+      link: e.link,
+      refused_at: e.at.toISOString(),
+    })),
   }));
   return JSON.stringify(doc, null, 2) + "\n";
 }

@@ -3,6 +3,7 @@ import type { Entry } from "../feeds/entry.ts";
 import { type Clock, realClock, type TimerId } from "../log/clock.ts";
 import { GroupCommit } from "./commit.ts";
 import { EntriesTable } from "./entries.ts";
+import { describeFailure, sqliteCode, StoreError, storeFailure } from "./failure.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
 import { isNoOp, type RunRecord, RunsTable } from "./runs.ts";
 import { prune, type PruneCounts, type RetentionRules } from "./retention.ts";
@@ -10,6 +11,7 @@ import { iso } from "./times.ts";
 import { type StoredValidators, ValidatorsTable } from "./validators.ts";
 
 export type { RunCounts, RunRecord } from "./runs.ts";
+export { StoreError, storeFailure } from "./failure.ts";
 export type { StoredValidators } from "./validators.ts";
 export type { PruneCounts, RetentionRules } from "./retention.ts";
 export { DEFAULT_RETENTION } from "./retention.ts";
@@ -27,12 +29,6 @@ export interface CheckpointResult {
   /** Frames in the WAL, and how many of them are now in courier.db. */
   logFrames: number;
   checkpointedFrames: number;
-}
-
-/** The database could not be opened, migrated or written. The message names the file. */
-export class StoreError extends Error {
-  override name = "StoreError";
-  readonly exitCode = 1;
 }
 
 export const DB_FILE = "courier.db";
@@ -130,9 +126,11 @@ export class Store {
       }
       await client.execute("PRAGMA busy_timeout = 5000");
     } catch (error) {
-      throw new StoreError(`cannot open database ${path}: ${(error as Error).message}`);
+      throw new StoreError(`cannot open ${path}: ${describeFailure(error)}`, sqliteCode(error));
     }
     const store = new Store(client, path, options);
+    // What the open was doing when it failed, for the message.
+    let step = options.readOnly ? "read the state" : "migrate the schema";
     try {
       const version = await store.version();
       if (version > SCHEMA_VERSION) {
@@ -150,12 +148,12 @@ export class Store {
         }
       } else {
         await store.migrate(version);
+        step = "read the state";
         await store.#runs.loadLatest();
       }
     } catch (error) {
       client.close();
-      if (error instanceof StoreError) throw error;
-      throw new StoreError(`cannot migrate database ${path}: ${(error as Error).message}`);
+      throw storeFailure(step, path, error);
     }
     return store;
   }
@@ -168,11 +166,19 @@ export class Store {
   /**
    * Closes after a `truncate` checkpoint, so the whole state is in courier.db and the -wal
    * file is empty (the end of `once`, a clean stop of `forward`). A checkpoint that fails or
-   * finds a reader changes nothing that matters: the WAL is replayed by the next open.
+   * finds a reader loses nothing (the WAL is replayed by the next open), but until one succeeds
+   * courier.db alone is not the state (a copy of it misses what is in the WAL): the failure is
+   * returned for the caller to report, not thrown, since the database closes either way.
    */
-  async shutdown(): Promise<void> {
-    if (!this.#readOnly) await this.checkpoint("truncate").catch(() => null);
+  async shutdown(): Promise<StoreError | null> {
+    let failure: StoreError | null = null;
+    if (!this.#readOnly) {
+      await this.checkpoint("truncate").catch((error) => {
+        failure = storeFailure("checkpoint the WAL", this.path, error);
+      });
+    }
     this.close();
+    return failure;
   }
 
   /**
@@ -182,8 +188,12 @@ export class Store {
    * and is passive too, so without them a reader could pin an ever-growing WAL.
    */
   async checkpoint(mode: CheckpointMode = "passive"): Promise<CheckpointResult> {
-    const rs = await this.client.execute(
-      `PRAGMA wal_checkpoint(${mode === "truncate" ? "TRUNCATE" : "PASSIVE"})`,
+    const rs = await this.#step(
+      "checkpoint the WAL",
+      () =>
+        this.client.execute(
+          `PRAGMA wal_checkpoint(${mode === "truncate" ? "TRUNCATE" : "PASSIVE"})`,
+        ),
     );
     const row = rs.rows[0];
     return {
@@ -198,7 +208,11 @@ export class Store {
    * "Retention"), in bounded batches, and records the time in `meta.pruned_at`. Pass the
    * config's feed names as `configured` so feeds removed from it are dropped in time.
    */
-  async prune(now: Date, rules: Partial<RetentionRules> = {}): Promise<PruneCounts> {
+  prune(now: Date, rules: Partial<RetentionRules> = {}): Promise<PruneCounts> {
+    return this.#step("prune old state", () => this.#prune(now, rules));
+  }
+
+  async #prune(now: Date, rules: Partial<RetentionRules>): Promise<PruneCounts> {
     const counts = await prune(this.client, now, rules);
     if (counts.droppedFeeds.length > 0) {
       await this.#entries.forget(counts.droppedFeeds);
@@ -218,7 +232,10 @@ export class Store {
    * clock was stepped back); else does nothing but one read. Null when it did not prune.
    */
   async pruneIfDue(now: Date, rules: Partial<RetentionRules> = {}): Promise<PruneCounts | null> {
-    const rs = await this.client.execute("SELECT value FROM meta WHERE key = 'pruned_at'");
+    const rs = await this.#step(
+      "prune old state",
+      () => this.client.execute("SELECT value FROM meta WHERE key = 'pruned_at'"),
+    );
     const last = rs.rows.length > 0 ? Date.parse(String(rs.rows[0][0])) : NaN;
     const age = now.getTime() - last;
     if (!Number.isNaN(last) && age >= 0 && age < PRUNE_EVERY_MS) return null;
@@ -237,19 +254,34 @@ export class Store {
     }
   }
 
+  /**
+   * Whether no feed has had its first sighting and no entry is recorded: a new database, or one
+   * that lost its state (a WAL left behind, an old copy, a db_dir that moved).
+   */
+  async isEmpty(): Promise<boolean> {
+    const rs = await this.#step(
+      "read the state",
+      () =>
+        this.client.execute(
+          "SELECT EXISTS (SELECT 1 FROM feeds) OR EXISTS (SELECT 1 FROM entries)",
+        ),
+    );
+    return Number(rs.rows[0]?.[0] ?? 0) === 0;
+  }
+
   /** Whether the feed has had its first sighting (its first successful read). */
   isKnownFeed(feed: string): Promise<boolean> {
-    return this.#entries.isKnownFeed(feed);
+    return this.#step("read the state", () => this.#entries.isKnownFeed(feed));
   }
 
   /** The ids among `ids` that the feed has already seen (sent or skipped). */
   seenIds(feed: string, ids: readonly string[]): Promise<Set<string>> {
-    return this.#entries.seenIds(feed, ids);
+    return this.#step("read the state", () => this.#entries.seenIds(feed, ids));
   }
 
   /** Whether the feed is known and which of `ids` it has seen, in one query. */
   lookup(feed: string, ids: readonly string[]): Promise<{ known: boolean; seen: Set<string> }> {
-    return this.#entries.lookup(feed, ids);
+    return this.#step("read the state", () => this.#entries.lookup(feed, ids));
   }
 
   /**
@@ -257,21 +289,30 @@ export class Store {
    * first-sighting limit held back are recorded as seen, in one transaction.
    */
   recordFirstSighting(feed: string, skipped: readonly Entry[], at: Date): Promise<void> {
-    return this.#entries.recordFirstSighting(feed, skipped, at);
+    return this.#step(
+      "record a first sighting",
+      () => this.#entries.recordFirstSighting(feed, skipped, at),
+    );
   }
 
   /** Marks an entry sent, after the messenger accepted it as `messageId` in `chatId`. */
   markSent(feed: string, entry: Entry, chatId: string, messageId: number, at: Date) {
-    return this.#entries.markSent(feed, entry, chatId, messageId, at);
+    return this.#step(
+      "record a sent message",
+      () => this.#entries.markSent(feed, entry, chatId, messageId, at),
+    );
   }
 
   markRefused(feed: string, entry: Entry, chatId: string, at: Date) {
-    return this.#entries.markRefused(feed, entry, chatId, at);
+    return this.#step(
+      "record a refused entry",
+      () => this.#entries.markRefused(feed, entry, chatId, at),
+    );
   }
 
   /** The stored validators of the feed's URLs (URLs without any are absent); not a copy. */
   validators(feed: string): Promise<ReadonlyMap<string, StoredValidators>> {
-    return this.#validators.get(feed);
+    return this.#step("read the state", () => this.#validators.get(feed));
   }
 
   /**
@@ -283,7 +324,15 @@ export class Store {
    * unchanged feed (304, same body) passes neither, so the steady state writes nothing more.
    * A no-op run's row is buffered (see flush).
    */
-  async finishRun(
+  finishRun(
+    run: RunRecord,
+    validators?: Map<string, StoredValidators>,
+    seen?: readonly string[],
+  ): Promise<void> {
+    return this.#step("record a run", () => this.#finishRun(run, validators, seen));
+  }
+
+  async #finishRun(
     run: RunRecord,
     validators?: Map<string, StoredValidators>,
     seen?: readonly string[],
@@ -321,8 +370,10 @@ export class Store {
     this.#disarm();
     const failed = this.#timedFlushError;
     this.#timedFlushError = null;
-    await this.#runs.writeBuffered();
-    if (failed !== null) throw failed;
+    await this.#step("record the runs of unchanged feeds", () => this.#runs.writeBuffered());
+    if (failed !== null) {
+      throw storeFailure("record the runs of unchanged feeds", this.path, failed);
+    }
   }
 
   #flushTimer: TimerId | undefined;
@@ -357,17 +408,30 @@ export class Store {
 
   /** Chat ids the messenger moved (group → supergroup): old id → new id. */
   async chatMigrations(): Promise<Map<string, string>> {
-    const rs = await this.client.execute("SELECT from_chat, to_chat FROM chat_migrations");
+    const rs = await this.#step(
+      "read the state",
+      () => this.client.execute("SELECT from_chat, to_chat FROM chat_migrations"),
+    );
     return new Map(rs.rows.map((row) => [String(row[0]), String(row[1])]));
   }
 
   async recordChatMigration(from: string, to: string, at: Date): Promise<void> {
-    await this.client.execute({
-      sql: `INSERT INTO chat_migrations (from_chat, to_chat, migrated_at) VALUES (?, ?, ?)
+    await this.#step("record a chat migration", () =>
+      this.client.execute({
+        sql: `INSERT INTO chat_migrations (from_chat, to_chat, migrated_at) VALUES (?, ?, ?)
             ON CONFLICT (from_chat) DO UPDATE SET to_chat = excluded.to_chat,
               migrated_at = excluded.migrated_at`,
-      args: [from, to, iso(at)],
-    });
+        args: [from, to, iso(at)],
+      }));
+  }
+
+  /** Runs a call of `step`; its failure becomes a StoreError naming the step and the file. */
+  async #step<T>(step: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw storeFailure(step, this.path, error);
+    }
   }
 
   /** Runs a read-only query; for tests and tools that inspect the state. */

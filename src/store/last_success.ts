@@ -1,4 +1,4 @@
-import { parse } from "yaml";
+import { LineCounter, parseDocument } from "yaml";
 import { type Clock, realClock, type TimerId } from "../log/clock.ts";
 
 /** The last-success file could not be read or written; the message names the file. */
@@ -23,12 +23,7 @@ export async function readLastSuccess(path: string): Promise<Map<string, Date>> 
     if (error instanceof Deno.errors.NotFound) return new Map();
     throw new LastSuccessError(`cannot read ${path}: ${(error as Error).message}`);
   }
-  let doc: unknown;
-  try {
-    doc = parse(text);
-  } catch (error) {
-    throw new LastSuccessError(`cannot parse ${path}: ${(error as Error).message.split("\n")[0]}`);
-  }
+  const doc = parseYaml(path, text);
   const map = new Map<string, Date>();
   if (doc === null || typeof doc !== "object" || Array.isArray(doc)) return map;
   for (const [name, value] of Object.entries(doc as Record<string, unknown>)) {
@@ -36,6 +31,24 @@ export async function readLastSuccess(path: string): Promise<Map<string, Date>> 
     if (!Number.isNaN(date.getTime())) map.set(name, date);
   }
   return map;
+}
+
+/**
+ * The file's YAML as plain values. A syntax error is one whole line, `file:line:col: what`:
+ * the yaml package's own message ends with "at line L, column C:" followed by a code frame on
+ * the next lines, so taking its first line cut the message off at that colon.
+ */
+function parseYaml(path: string, text: string): unknown {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const error = doc.errors[0];
+  if (error === undefined) return doc.toJS();
+  const { line, col } = lines.linePos(error.pos[0]);
+  const what = error.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
+  const more = doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more)` : "";
+  throw new LastSuccessError(
+    `${path}:${line}:${col}: cannot parse the last-success file: ${what}${more}`,
+  );
 }
 
 /**

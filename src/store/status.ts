@@ -27,6 +27,15 @@ export interface RecordedRun {
   runCount: number;
 }
 
+/** An entry the messenger refused in every form (schema 5): recorded, never posted. */
+export interface RefusedEntry {
+  id: string;
+  title: string;
+  link: string | null;
+  /** When it was refused (its row's seen_at: a refused entry is recorded when refused). */
+  at: Date;
+}
+
 export interface FeedRecord {
   /** null: the feed never ran (as far as runs are kept). */
   lastRun: RecordedRun | null;
@@ -34,9 +43,22 @@ export interface FeedRecord {
   sentTotal: number;
   /** Of those, sent at or after `since`. */
   sentSince: number;
+  /** Entries with status 'refused'. */
+  refusedTotal: number;
+  /** The latest of them, newest first, at most REFUSED_SHOWN. */
+  refused: RefusedEntry[];
 }
 
-const NEVER: FeedRecord = { lastRun: null, sentTotal: 0, sentSince: 0 };
+/** How many of a feed's refused entries status lists (the count says how many in all). */
+export const REFUSED_SHOWN = 5;
+
+const NEVER: FeedRecord = {
+  lastRun: null,
+  sentTotal: 0,
+  sentSince: 0,
+  refusedTotal: 0,
+  refused: [],
+};
 
 /** An SQLite URI for reading `path` only; `%`, `?` and `#` in the path are escaped. */
 function readOnlyUri(path: string): string {
@@ -130,11 +152,20 @@ function readAll(
        FROM runs WHERE feed = ? ORDER BY started_at DESC, id DESC LIMIT 1`,
     ).raw()
     : null;
-  // sent_at is ISO 8601 UTC with milliseconds throughout: text order is time order.
+  // sent_at is ISO 8601 UTC with milliseconds throughout: text order is time order. One pass
+  // over the feed's rows counts both kinds (a database before schema 5 has no 'refused').
   const sent = readsEntries
     ? db.prepare(
-      `SELECT count(*), count(CASE WHEN sent_at >= ? THEN 1 END)
-       FROM entries WHERE feed = ? AND status = 'sent'`,
+      `SELECT count(CASE WHEN status = 'sent' THEN 1 END),
+         count(CASE WHEN status = 'sent' AND sent_at >= ?1 THEN 1 END),
+         count(CASE WHEN status = 'refused' THEN 1 END)
+       FROM entries WHERE feed = ?2 AND status IN ('sent', 'refused')`,
+    ).raw()
+    : null;
+  const refusedRows = readsEntries && entries.has("seen_at")
+    ? db.prepare(
+      `SELECT entry_id, title, link, seen_at FROM entries
+       WHERE feed = ? AND status = 'refused' ORDER BY seen_at DESC, entry_id LIMIT ${REFUSED_SHOWN}`,
     ).raw()
     : null;
   const sinceText = since.toISOString();
@@ -146,6 +177,15 @@ function readAll(
       records.set(feed, NEVER);
       continue;
     }
+    const refusedTotal = Number(counts?.[2] ?? 0);
+    const refused = refusedTotal > 0 && refusedRows
+      ? (refusedRows.all(feed) as unknown[][]).map((row) => ({
+        id: String(row[0]),
+        title: String(row[1] ?? ""),
+        link: row[2] === null ? null : String(row[2]),
+        at: new Date(String(row[3])),
+      }))
+      : [];
     records.set(feed, {
       lastRun: run === undefined ? null : {
         startedAt: new Date(String(run[0])),
@@ -156,6 +196,8 @@ function readAll(
       },
       sentTotal: Number(counts?.[0] ?? 0),
       sentSince: Number(counts?.[1] ?? 0),
+      refusedTotal,
+      refused,
     });
   }
   return records;

@@ -122,6 +122,34 @@ Deno.test("once: the first-sighting limit, top level and per feed", () =>
     assert.deepEqual(bolds(env.bot, "@top_chan"), ["Post 4", "Post 5", "Post 6", "Post 7"]);
   }));
 
+Deno.test("once: a feed's explicit first_time_limit 0 takes the top-level limit", () =>
+  withEnv(async (env) => {
+    // DESIGN.md and README: a feed's 0 (also its default) means "use the top-level value"; a
+    // regression that took 0 as "send nothing" (or as "no limit") changes what @zero_chan gets.
+    const ids = ["1", "2", "3", "4", "5"];
+    for (const name of ["zero", "unset", "own"]) env.feeds.set(`/${name}.xml`, items(ids));
+    await env.writeConfig({
+      first_time_limit: 2,
+      feeds: [
+        feed("zero", env.feeds.url("/zero.xml"), { channel: "@zero_chan", first_time_limit: 0 }),
+        feed("unset", env.feeds.url("/unset.xml"), { channel: "@unset_chan" }),
+        feed("own", env.feeds.url("/own.xml"), { channel: "@own_chan", first_time_limit: 1 }),
+      ],
+    });
+    const r = await env.once();
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(bolds(env.bot, "@zero_chan"), ["Post 4", "Post 5"]);
+    assert.deepEqual(bolds(env.bot, "@unset_chan"), ["Post 4", "Post 5"]);
+    assert.deepEqual(bolds(env.bot, "@own_chan"), ["Post 5"]);
+    assert.match(r.stdout, /^zero\s+5\s+2\s+2\s+0$/m);
+    assert.match(r.stdout, /; 5 sent, 10 older entries skipped at first sighting$/m);
+    // The held-back entries were recorded as seen: the next run sends only the new one.
+    env.feeds.set("/zero.xml", items([...ids, "6"]));
+    const next = await env.once();
+    assert.equal(next.code, 0, next.stderr);
+    assert.deepEqual(bolds(env.bot, "@zero_chan"), ["Post 4", "Post 5", "Post 6"]);
+  }));
+
 Deno.test("once: a feed's URLs are merged, each entry sent once, oldest first", () =>
   withEnv(async (env) => {
     env.feeds.set("/one.xml", [

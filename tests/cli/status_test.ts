@@ -95,6 +95,8 @@ interface JsonFeed {
   } | null;
   sent_total: number;
   sent_24h: number;
+  refused_total: number;
+  refused_latest: { id: string; title: string; link: string | null; refused_at: string }[];
 }
 
 Deno.test("status --json: every feed in config order, from the state a real once wrote", () =>
@@ -135,9 +137,56 @@ Deno.test("status --json: every feed in config order, from the state a real once
       last_run: null,
       sent_total: 0,
       sent_24h: 0,
+      refused_total: 0,
+      refused_latest: [],
     });
     // 09:00 in $TZ (Asia/Tokyo), not in UTC.
     assert.match(later.next_run!, /T00:00:00\.000Z$/);
+  }));
+
+Deno.test("status: entries the messenger refused in every form, per feed, text and --json", () =>
+  withEnv(async (env) => {
+    env.feeds.set("/news.xml", items(["a", "b", "c"]));
+    await env.writeConfig([feed("news", env.feeds.url("/news.xml"))]);
+    // Refused for its content in HTML and again as plain text: recorded 'refused', and the
+    // feed goes on past it.
+    env.bot.inject({ kind: "refuse", textContains: "Post b", times: Infinity });
+    const before = Date.now();
+    const once = await env.once();
+    const after = Date.now();
+    assert.equal(once.code, 0, once.stderr);
+    assert.deepEqual(env.bot.messages().map((m) => m.bold[0]), ["Post a", "Post c"]);
+
+    const text = await env.status();
+    assert.equal(text.code, 0, text.stderr);
+    const lines = text.stdout.split("\n");
+    const row = lines.findIndex((l) => l.startsWith("news "));
+    assert.match(lines[row], /\s2\s+2$/, "sent 2, not counting the refused one");
+    assert.equal(
+      lines[row + 1],
+      "  refused: 1 entry the messenger would not take, never posted; latest:",
+    );
+    assert.match(
+      lines[row + 2],
+      /^ {4}(\d{2}:\d{2}|\d{4}-\d{2}-\d{2} \d{2}:\d{2}) {2}Post b {2}https:\/\/example\.org\/b$/,
+    );
+
+    const json = await env.status("--json");
+    assert.equal(json.code, 0, json.stderr);
+    const [news] = JSON.parse(json.stdout) as JsonFeed[];
+    assert.equal(news.sent_total, 2);
+    assert.equal(news.refused_total, 1);
+    assert.equal(news.refused_latest.length, 1);
+    const [refused] = news.refused_latest;
+    assert.deepEqual({ ...refused, refused_at: "" }, {
+      id: "b",
+      title: "Post b",
+      link: "https://example.org/b",
+      refused_at: "",
+    });
+    // Refused during that run.
+    const at = Date.parse(refused.refused_at);
+    assert.ok(at >= before && at <= after, refused.refused_at);
   }));
 
 Deno.test("status piped: the table without colours, a failed feed's full error under it", () =>
@@ -362,9 +411,17 @@ Deno.test("status: an unreadable last-success file is one line, exit 1", () =>
   withEnv(async (env) => {
     await env.writeConfig([feed("news", env.feeds.url("/news.xml"))]);
     await Deno.mkdir(`${env.dir}/data`, { recursive: true });
-    await Deno.writeTextFile(`${env.dir}/data/last_success.yml`, "news: [unclosed\n");
+    await Deno.writeTextFile(
+      `${env.dir}/data/last_success.yml`,
+      '"news": 2024-01-01T00:00:00Z\n"other": x: 2024-01-02T00:00:00Z\n',
+    );
     const r = await env.status();
     assert.equal(r.code, 1);
     assert.equal(r.stdout, "");
-    assert.match(r.stderr, /^courier status: cannot parse .*last_success\.yml: .+\n$/);
+    // Whole, on one line: where (file:line:col) and what is wrong, not cut at "column 6:".
+    assert.equal(
+      r.stderr,
+      `courier status: ${env.dir}/data/last_success.yml:2:10: cannot parse the last-success ` +
+        "file: Nested mappings are not allowed in compact mappings\n",
+    );
   }));

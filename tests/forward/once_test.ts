@@ -293,3 +293,34 @@ Deno.test("a dry run over the state reads but changes nothing", async () => {
     h.store.close();
   }
 });
+
+Deno.test("a message the state cannot record counts as sent; the feed stops there, naming the file", async () => {
+  const h = await harness();
+  try {
+    const feed = makeFeed("news");
+    h.reader.feeds.set(url("news"), [makeEntry("a", 1)]);
+    assert.equal((await h.run([feed])).results[0].sent, 1);
+    // SQLite's page limit on the store's own connection: the next write that needs a page
+    // fails with SQLITE_FULL, as on a full disk (tests/cli/once_store_failure_test.ts fills a
+    // real one). Long titles make each entry's row need new pages.
+    const [[pages]] = await h.store.query("PRAGMA page_count");
+    await h.store.query(`PRAGMA max_page_count = ${Number(pages)}`);
+    const long = (id: string, minute: number) => ({
+      ...makeEntry(id, minute),
+      title: id.repeat(20_000),
+    });
+    h.reader.feeds.set(url("news"), [makeEntry("a", 1), long("b", 2), long("c", 3)]);
+    const { results: [result] } = await h.run([feed]);
+    assert.equal(h.outbox.sent.length, 2, "b went out");
+    assert.equal(result.sent, 1);
+    assert.equal(result.failed, 1);
+    assert.equal(result.step, "record");
+    assert.equal(
+      result.error,
+      `cannot record a sent message in ${h.store.path}: disk full; 1 message may be sent again`,
+    );
+    assert.match(formatSummary([result]), /; 1 sent$/m);
+  } finally {
+    h.store.close();
+  }
+});

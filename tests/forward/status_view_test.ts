@@ -152,6 +152,8 @@ Deno.test("status --json: one array, ISO 8601 times, age_seconds, stable keys", 
       },
       sent_total: 1234,
       sent_24h: 12,
+      refused_total: 0,
+      refused_latest: [],
     },
     {
       name: "news.daily",
@@ -167,6 +169,8 @@ Deno.test("status --json: one array, ISO 8601 times, age_seconds, stable keys", 
       },
       sent_total: 0,
       sent_24h: 0,
+      refused_total: 0,
+      refused_latest: [],
     },
     {
       name: "new-one",
@@ -176,6 +180,8 @@ Deno.test("status --json: one array, ISO 8601 times, age_seconds, stable keys", 
       last_run: null,
       sent_total: 0,
       sent_24h: 0,
+      refused_total: 0,
+      refused_latest: [],
     },
   ]);
   // Key order is part of the contract for people who read it with their eyes.
@@ -187,6 +193,8 @@ Deno.test("status --json: one array, ISO 8601 times, age_seconds, stable keys", 
     "last_run",
     "sent_total",
     "sent_24h",
+    "refused_total",
+    "refused_latest",
   ]);
   assert.equal(renderStatusJson([], NOW), "[]\n");
 });
@@ -227,4 +235,53 @@ Deno.test("status: durations, relative times and clock times", () => {
     formatClock(t("2026-07-01T10:00:00Z"), NOW, "Europe/Berlin"),
     "2026-07-01 12:00",
   );
+});
+
+Deno.test("status: refused entries under their feed (count, latest with title and link) and in --json", () => {
+  const refused = [
+    {
+      id: "urn:x:9",
+      title: "Why <details> \x1b[31mmatter",
+      link: "https://example.org/9",
+      at: t("2026-11-23T14:40:00Z"),
+    },
+    { id: "urn:x:7", title: "", link: null, at: t("2026-11-20T08:00:00Z") },
+  ];
+  const feed: FeedStatus = { ...FEEDS[0], refusedTotal: 7, refused };
+  const table = renderStatusTable([feed, FEEDS[2]], {
+    now: NOW,
+    width: null,
+    color: false,
+    timeZone: "UTC",
+  });
+  assert.deepEqual(table.split("\n").slice(1), [
+    "blog     */5 * * * *  14:55 (in 1 min)  14:50 (3 min ago)  ok        1234        12",
+    "  refused: 7 entries the messenger would not take, never posted; latest:",
+    "    14:40  Why <details> [31mmatter  https://example.org/9",
+    "    2026-11-20 08:00  urn:x:7",
+    "    and 5 more",
+    "new-one  0 * * * *    -                 never              -            0         0",
+    "",
+  ]);
+  // One refused entry: the singular, no "more".
+  const one = renderStatusTable([{ ...FEEDS[0], refusedTotal: 1, refused: [refused[1]] }], {
+    now: NOW,
+    width: 40,
+    color: false,
+    timeZone: "UTC",
+  });
+  assert.match(one, /^ {2}refused: 1 entry the messenger would …$/m);
+  assert.doesNotMatch(one, /more/);
+
+  const [doc] = JSON.parse(renderStatusJson([feed], NOW));
+  assert.equal(doc.refused_total, 7);
+  assert.deepEqual(doc.refused_latest, [
+    {
+      id: "urn:x:9",
+      title: "Why <details> \x1b[31mmatter",
+      link: "https://example.org/9",
+      refused_at: "2026-11-23T14:40:00.000Z",
+    },
+    { id: "urn:x:7", title: "", link: null, refused_at: "2026-11-20T08:00:00.000Z" },
+  ]);
 });

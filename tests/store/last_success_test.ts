@@ -157,3 +157,64 @@ Deno.test("the coalescing timer runs on the injected clock", async () => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a syntax error in the file is one whole line: file:line:col and what is wrong", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/last.yml`;
+    // Line 2, column 6: a second mapping on one line, as a hand edit might leave it. The yaml
+    // package's message ends "at line 2, column 6:" and goes on with a code frame.
+    await Deno.writeTextFile(path, '"a": 2024-01-01T00:00:00Z\n"b": x: 2024-01-02T00:00:00Z\n');
+    await assert.rejects(readLastSuccess(path), (e: Error) => {
+      assert.ok(e instanceof LastSuccessError);
+      assert.equal(
+        e.message,
+        `${path}:2:6: cannot parse the last-success file: ` +
+          "Nested mappings are not allowed in compact mappings",
+      );
+      return true;
+    });
+    await Deno.writeTextFile(path, '"a": [2024-01-01T00:00:00Z\n');
+    await assert.rejects(readLastSuccess(path), (e: Error) => {
+      assert.ok(!e.message.includes("\n"), e.message);
+      assert.match(e.message, /^.*last\.yml:\d+:\d+: cannot parse the last-success file: \w.*\w/);
+      assert.doesNotMatch(e.message, /:$/);
+      return true;
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a write replaces the file by a rename: the old file (inode) is never written in place", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/last.yml`;
+    const old = '"old": 2023-01-01T00:00:00Z\n';
+    await Deno.writeTextFile(path, old);
+    // A second name for the old file: a write in place would change what it shows too.
+    await Deno.link(path, `${dir}/old-link.yml`);
+    const before = await Deno.stat(path);
+    const file = new LastSuccessFile(path);
+    await file.record("news", new Date("2024-05-01T12:00:00Z"));
+    await file.flush();
+    const after = await Deno.stat(path);
+    assert.notEqual(after.ino, before.ino, "the path names a new file");
+    assert.equal(await Deno.readTextFile(`${dir}/old-link.yml`), old, "the old file is intact");
+    assert.equal((await Deno.stat(`${dir}/old-link.yml`)).nlink, 1, "the old name was unlinked");
+    assert.deepEqual(
+      [...(await readLastSuccess(path)).keys()],
+      ["old", "news"],
+    );
+    // Every later write too, not only the first.
+    const second = await Deno.stat(path);
+    await Deno.link(path, `${dir}/second-link.yml`);
+    const secondText = await Deno.readTextFile(path);
+    await file.record("other", new Date("2024-05-01T12:00:05Z"));
+    await file.flush();
+    assert.notEqual((await Deno.stat(path)).ino, second.ino);
+    assert.equal(await Deno.readTextFile(`${dir}/second-link.yml`), secondText);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

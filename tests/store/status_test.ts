@@ -64,6 +64,8 @@ Deno.test("status: latest run (a coalesced row counts its runs), sent in total a
     // "old" was skipped by the first sighting; "a" was sent a millisecond before `since`.
     sentTotal: 3,
     sentSince: 2,
+    refusedTotal: 0,
+    refused: [],
   });
   assert.deepEqual(records.get("bad"), {
     lastRun: {
@@ -75,8 +77,16 @@ Deno.test("status: latest run (a coalesced row counts its runs), sent in total a
     },
     sentTotal: 0,
     sentSince: 0,
+    refusedTotal: 0,
+    refused: [],
   });
-  assert.deepEqual(records.get("fresh"), { lastRun: null, sentTotal: 0, sentSince: 0 });
+  assert.deepEqual(records.get("fresh"), {
+    lastRun: null,
+    sentTotal: 0,
+    sentSince: 0,
+    refusedTotal: 0,
+    refused: [],
+  });
 });
 
 Deno.test("status: reads beside a lock holder with a write transaction open; the writer goes on", async () => {
@@ -149,6 +159,8 @@ Deno.test("status: a version 1 database is read as it is, and stays version 1", 
     },
     sentTotal: 1,
     sentSince: 1,
+    refusedTotal: 0,
+    refused: [],
   });
   const check = new Database(dbPath(dir));
   assert.deepEqual(check.prepare("PRAGMA user_version").raw().get(), [1]);
@@ -159,7 +171,13 @@ Deno.test("status: an empty file (no tables yet) is a database where nothing ran
   const dir = await Deno.makeTempDir();
   await Deno.writeFile(dbPath(dir), new Uint8Array());
   const records = readFeedRecords(dir, ["news"], DAY_BEFORE)!;
-  assert.deepEqual(records.get("news"), { lastRun: null, sentTotal: 0, sentSince: 0 });
+  assert.deepEqual(records.get("news"), {
+    lastRun: null,
+    sentTotal: 0,
+    sentSince: 0,
+    refusedTotal: 0,
+    refused: [],
+  });
 });
 
 Deno.test("status: an older table it cannot read, or a file that is no database, is one line", async () => {
@@ -187,4 +205,39 @@ Deno.test("status: an older table it cannot read, or a file that is no database,
     assert.ok(!e.message.includes("\n"));
     return true;
   });
+});
+
+Deno.test("status: refused entries per feed, counted apart from sent, the latest first", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const store = (await Store.open(dir))!;
+    try {
+      await store.markSent("news", entry("a"), "@c", 1, new Date("2024-05-01T10:00:00Z"));
+      for (let i = 1; i <= 7; i++) {
+        const e = { ...entry(`r${i}`), title: `Refused ${i}`, link: `https://example.org/r${i}` };
+        await store.markRefused("news", e, "@c", new Date(`2024-05-0${i}T08:00:00Z`));
+      }
+      // A refusal never overwrites a sent entry.
+      await store.markRefused("news", entry("a"), "@c", new Date("2024-05-09T00:00:00Z"));
+      await store.markRefused("other", { ...entry("x"), link: null }, "@o", DAY_BEFORE);
+    } finally {
+      store.close();
+    }
+    const records = readFeedRecords(dir, ["news", "other"], DAY_BEFORE)!;
+    const news = records.get("news")!;
+    assert.equal(news.sentTotal, 1);
+    assert.equal(news.refusedTotal, 7);
+    assert.deepEqual(news.refused.map((e) => e.id), ["r7", "r6", "r5", "r4", "r3"]);
+    assert.deepEqual(news.refused[0], {
+      id: "r7",
+      title: "Refused 7",
+      link: "https://example.org/r7",
+      at: new Date("2024-05-07T08:00:00Z"),
+    });
+    const other = records.get("other")!;
+    assert.equal(other.refusedTotal, 1);
+    assert.equal(other.refused[0].link, null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
