@@ -10,6 +10,8 @@ export class Deadline {
   readonly #expired: Promise<never>;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #onExpire: () => void = () => {};
+  /** The first wait that failed by the deadline, as its error says it. */
+  failure: string | null = null;
 
   constructor(readonly ms: number) {
     this.#expired = new Promise<never>((_, reject) => {
@@ -26,7 +28,8 @@ export class Deadline {
       return await Promise.race([waited, this.#expired]);
     } catch (error) {
       if (error instanceof DeadlineError) {
-        throw new Error(`${what}: did not happen within the test's bound of ${this.ms / 1000} s`);
+        this.failure ??= `${what}: did not happen within the test's bound of ${this.ms / 1000} s`;
+        throw new Error(this.failure);
       }
       throw error;
     }
@@ -43,10 +46,13 @@ class DeadlineError extends Error {
   }
 }
 
+/** Time the body has after its deadline to fail by name and clean up (close servers, kill workers). */
+const CLEANUP_MS = 30_000;
+
 /**
  * A Deno.test body with a deadline: the body awaits its kills, timeouts and cancellations
- * through `deadline.within`, which names what did not happen; anything else that hangs,
- * cleanup included, fails the test at the same bound.
+ * through `deadline.within`, which fails naming what did not happen and lets the body's own
+ * cleanup run. Anything else that hangs, cleanup included, fails the test a little later.
  */
 export function bounded(
   ms: number,
@@ -54,10 +60,19 @@ export function bounded(
 ): () => Promise<void> {
   return async () => {
     const deadline = new Deadline(ms);
+    const end = new Deadline(ms + CLEANUP_MS);
     try {
-      await deadline.within("the test's end", body(deadline));
+      await end.within("the test's end (an unbounded wait or its cleanup hung)", body(deadline));
+    } catch (error) {
+      // A named wait failed, then the cleanup hung (a server waiting on the request that never
+      // ended): the named failure is the news.
+      if (deadline.failure !== null && end.failure !== null) {
+        throw new Error(`${deadline.failure}; then the test's cleanup hung`);
+      }
+      throw error;
     } finally {
       deadline.clear();
+      end.clear();
     }
   };
 }
