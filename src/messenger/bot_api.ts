@@ -1,6 +1,10 @@
 import { realClock, sleep } from "../log/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import { redactUrl, scrub, type Secret } from "../log/secret.ts";
+import { proxyOf } from "../net/client.ts";
+import { describeNetworkFailure } from "../net/failure.ts";
+import { describeStatus } from "../net/http_status.ts";
+import { describeProxy, type ProxySpec } from "../net/proxy.ts";
 import {
   ChatError,
   isMessageRefusal,
@@ -79,6 +83,7 @@ export class BotApi implements Outbox {
   readonly #url: string;
   readonly #shownUrl: string;
   readonly #secrets: string[];
+  readonly #proxy: ProxySpec | null;
   readonly #fetch: typeof fetch;
   readonly #pacer: Pacer;
   readonly #now: () => number;
@@ -90,7 +95,10 @@ export class BotApi implements Outbox {
     const token = options.token.reveal();
     this.#url = `${base}/bot${token}/sendMessage`;
     this.#shownUrl = `${redactUrl(base)}/bot[redacted]/sendMessage`;
+    this.#proxy = proxyOf(options.client);
+    const proxyPassword = this.#proxy?.password?.reveal();
     this.#secrets = [token, encodeURIComponent(token)];
+    if (proxyPassword) this.#secrets.push(proxyPassword, encodeURIComponent(proxyPassword));
     this.#fetch = options.fetch ?? fetch;
     this.#pacer = options.pacer ?? new Pacer();
     this.#now = options.now ?? (() => realClock.monotonic());
@@ -150,9 +158,9 @@ export class BotApi implements Outbox {
       // A transient failure: a 5xx, a timeout or a network error.
       if (++failures > retries) {
         throw new ChatError(
-          `chat ${target}: messenger unavailable after ${
-            retries + 1
-          } attempts: ${outcome.transient}`,
+          `chat ${target}: messenger unavailable after ${retries + 1} attempt${
+            retries === 0 ? "" : "s"
+          }: ${outcome.transient}`,
           target,
           null,
         );
@@ -199,7 +207,8 @@ export class BotApi implements Outbox {
     // posted it, and only its answer lets the run mark it sent. Its own timeout bounds it;
     // the waits before it and between retries do end at once.
     if (signal?.aborted) throw signal.reason;
-    const timeout = AbortSignal.timeout(this.#opts.timeoutMs ?? 30_000);
+    const timeoutMs = this.#opts.timeoutMs ?? 30_000;
+    const timeout = AbortSignal.timeout(timeoutMs);
     let response: Response;
     let answer: ApiAnswer | null = null;
     try {
@@ -210,26 +219,27 @@ export class BotApi implements Outbox {
         signal: timeout,
         ...(this.#opts.client ? { client: this.#opts.client } : {}),
       } as RequestInit);
-      this.#opts.onResponse?.(response.status);
-      const text = await response.text();
-      try {
-        answer = JSON.parse(text) as ApiAnswer;
-      } catch {
-        answer = null;
-      }
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (timeout.aborted) {
-        return { transient: `no answer within ${this.#opts.timeoutMs ?? 30_000} ms` };
+        return { transient: `${this.#shownUrl}: no answer within ${timeoutMs} ms` };
       }
-      const reason = this.#clean(error);
-      // Wrong proxy credentials fail every message alike: retrying only delays the news.
-      if (PROXY_AUTH_FAILURE.test(reason)) {
-        throw new MessengerFatalError(
-          `the proxy to the messenger refused its credentials (${reason}); check messenger_proxy`,
-        );
+      return { transient: this.#networkFailure(error) };
+    }
+    this.#opts.onResponse?.(response.status);
+    try {
+      answer = botApiAnswer(await response.text());
+    } catch (error) {
+      // The status line came; a body cut short (tinyproxy closes its error pages so) is judged
+      // by the status alone, as an answer that is not the Bot API's.
+      if (signal?.aborted) throw signal.reason;
+      if (response.ok) {
+        return {
+          transient: timeout.aborted
+            ? `${this.#shownUrl}: no answer within ${timeoutMs} ms`
+            : this.#networkFailure(error),
+        };
       }
-      return { transient: `${this.#shownUrl}: ${reason}` };
     }
     const status = answer?.error_code ?? response.status;
     if (answer?.ok === true && response.ok) {
@@ -239,24 +249,17 @@ export class BotApi implements Outbox {
       }
       return { sent: { messageId: id, chat } };
     }
-    const description = this.#clean(answer?.description ?? `HTTP ${response.status}`);
+    if (answer === null) return this.#notBotApi(response, chat);
+    const description = this.#clean(answer.description ?? reasonPhrase(status));
     if (status === 429) {
-      const after = Number(answer?.parameters?.retry_after);
+      const after = Number(answer.parameters?.retry_after);
       return { retryAfterS: Number.isFinite(after) && after > 0 ? after : 1 };
     }
-    const migrate = answer?.parameters?.migrate_to_chat_id;
+    const migrate = answer.parameters?.migrate_to_chat_id;
     if (migrate !== undefined && migrate !== null && String(migrate) !== chat) {
       return { migrateTo: String(migrate) };
     }
-    if (status >= 500 || answer === null && response.status >= 500) {
-      return { transient: `HTTP ${response.status}: ${description}` };
-    }
-    if (response.status === 407) {
-      throw new MessengerFatalError(
-        "the proxy to the messenger asks for credentials (407 Proxy Authentication Required); " +
-          "check messenger_proxy",
-      );
-    }
+    if (status >= 500) return { transient: `HTTP ${status} ${description}` };
     if (status === 401 || status === 404) {
       throw new MessengerFatalError(
         status === 401
@@ -270,6 +273,64 @@ export class BotApi implements Outbox {
     throw new ChatError(`chat ${chat}: ${status} ${description}`, chat, status);
   }
 
+  /**
+   * An answer that is not the Bot API's JSON: a proxy's or a load balancer's error page, a
+   * captive portal, a wrong --messenger-api. Said by its status, once, and by who gave it.
+   */
+  #notBotApi(response: Response, chat: string): { transient: string } {
+    const status = response.status;
+    const said = describeStatus(status, response.statusText);
+    const byProxy = this.#answeredByProxy(response);
+    const from = byProxy ? this.#proxyPlace() : this.#shownUrl;
+    if (status === 407 || (byProxy && status === 401)) {
+      throw new MessengerFatalError(
+        `${from}: ${said}; the proxy to the messenger asks for credentials, ` +
+          "check messenger_proxy's user name and password",
+      );
+    }
+    if (status >= 500) return { transient: `${from}: ${said}` };
+    if (status === 404 && !byProxy) {
+      throw new MessengerFatalError(
+        `messenger API not found at ${this.#shownUrl} (${said}, not a Bot API answer); ` +
+          "check --messenger-api",
+      );
+    }
+    throw new ChatError(`chat ${chat}: ${from}: ${said}, not a Bot API answer`, chat, status);
+  }
+
+  /**
+   * Whether the HTTP proxy answered itself. Only a plain-http request is sent to an HTTP proxy
+   * as such (an https one goes through a tunnel the proxy cannot answer in), and a proxy that
+   * forwards an answer adds a `Via` header to it (RFC 9110 section 7.6.3); its own error page
+   * has none.
+   */
+  #answeredByProxy(response: Response): boolean {
+    const kind = this.#proxy?.kind;
+    return (kind === "http" || kind === "https") && this.#url.startsWith("http:") &&
+      !response.headers.has("via");
+  }
+
+  /** `proxy socks5://user:***@host:port (messenger)`: the proxy, never its password. */
+  #proxyPlace(): string {
+    return this.#proxy ? `proxy ${describeProxy(this.#proxy)} (messenger)` : this.#shownUrl;
+  }
+
+  /** A failure to get an answer, named with the place that failed: the proxy or the API. */
+  #networkFailure(error: unknown): string {
+    // Wrong proxy credentials fail every message alike: retrying only delays the news.
+    if (PROXY_AUTH_FAILURE.test(this.#clean(error))) {
+      throw new MessengerFatalError(
+        `${this.#proxyPlace()}: the proxy to the messenger refused its credentials; ` +
+          "check messenger_proxy's user name and password",
+      );
+    }
+    const { reason, atProxy } = describeNetworkFailure(error, this.#proxy, this.#url);
+    const place = atProxy ? this.#proxyPlace() : this.#shownUrl;
+    // A feed's error is read beside its own proxy setting; the messenger's names its proxy.
+    const said = this.#proxy ? `(says proxy ${describeProxy(this.#proxy)})` : "(says the proxy)";
+    return `${place}: ${scrub(reason.replace("(says the proxy)", said), this.#secrets)}`;
+  }
+
   /** An error's message with every form of the token removed. */
   #clean(error: unknown): string {
     // fetch says only "fetch failed"; the why (refused, unreachable proxy, ...) is in the causes.
@@ -280,4 +341,20 @@ export class BotApi implements Outbox {
     }
     return scrub(parts.join(": "), this.#secrets).split("\n")[0];
   }
+}
+
+/** The Bot API's answer, or null for anything else (an HTML error page, a non-JSON body). */
+function botApiAnswer(text: string): ApiAnswer | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    const ok = (value as { ok?: unknown } | null)?.ok;
+    return typeof ok === "boolean" ? value as ApiAnswer : null;
+  } catch {
+    return null;
+  }
+}
+
+/** "Bad Gateway" for 502: the standard text alone, for an answer that gave no description. */
+function reasonPhrase(status: number): string {
+  return describeStatus(status).replace(/^HTTP \d+ ?/, "") || "no description";
 }

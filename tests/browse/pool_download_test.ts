@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import Database from "libsql";
+import { bounded } from "../support/deadline.ts";
 import { events, nextEvent, startPoolServer } from "../support/pool_server.ts";
 import { parseResponse, readToEnd, sendRaw } from "../support/raw_http.ts";
 
@@ -58,64 +59,81 @@ Deno.test("download: a slow reader gets the whole file though reading outlasts t
   }
 });
 
-Deno.test("download: a client that stops reading is abandoned and its transfer fails", async () => {
-  const path = await bigDb();
-  const s = await startPoolServer(path, { timeoutMs: 600_000, stallMs: 300 });
-  try {
-    const running = nextEvent(s.pool, "run");
-    const conn = await sendRaw(s.port, "GET", csvPath("SELECT id, note FROM big ORDER BY id"));
-    const { pid } = await running;
-    // Reads a little, then nothing: the worker is killed at the stall bound, not kept forever.
-    const start = await readStart(conn);
-    const killed = await nextEvent(s.pool, "killed");
-    assert.deepEqual(killed, { type: "killed", pid, reason: "stalled" });
-    assert.equal((await s.pool.exitOf(pid))?.signal, "SIGKILL");
-    // Reading on, the client gets what was sent, then a cut transfer: no terminating chunk.
-    const res = parseResponse(concat(start, (await readToEnd(conn)).bytes));
-    assert.equal(res.status, 200);
-    assert.equal(res.complete, false);
-    const lines = new TextDecoder().decode(res.body).split("\n").length;
-    assert.ok(lines < ROWS, `only part of the file arrived (${lines} lines)`);
-  } finally {
-    await s.close();
-  }
-});
+Deno.test(
+  "download: a client that stops reading is abandoned and its transfer fails",
+  bounded(60_000, async (deadline) => {
+    const path = await bigDb();
+    const s = await startPoolServer(path, { timeoutMs: 600_000, stallMs: 300 });
+    try {
+      const running = nextEvent(s.pool, "run");
+      const conn = await sendRaw(s.port, "GET", csvPath("SELECT id, note FROM big ORDER BY id"));
+      const { pid } = await running;
+      // Reads a little, then nothing: the worker is killed at the stall bound, not kept forever.
+      const start = await readStart(conn);
+      const killed = await deadline.within(
+        "the stalled download's worker killed",
+        nextEvent(s.pool, "killed"),
+      );
+      assert.deepEqual(killed, { type: "killed", pid, reason: "stalled" });
+      const exit = await deadline.within("the killed worker's exit", s.pool.exitOf(pid));
+      assert.equal(exit?.signal, "SIGKILL");
+      // Reading on, the client gets what was sent, then a cut transfer: no terminating chunk.
+      const rest = await deadline.within("the cut transfer's end", readToEnd(conn));
+      const res = parseResponse(concat(start, rest.bytes));
+      assert.equal(res.status, 200);
+      assert.equal(res.complete, false);
+      const lines = new TextDecoder().decode(res.body).split("\n").length;
+      assert.ok(lines < ROWS, `only part of the file arrived (${lines} lines)`);
+    } finally {
+      await s.close();
+    }
+  }),
+);
 
-Deno.test("download: one cut by the time limit fails as a transfer", async () => {
-  const path = await bigDb();
-  const s = await startPoolServer(path, { timeoutMs: 500 });
-  try {
-    const killed = nextEvent(s.pool, "killed");
-    const conn = await sendRaw(s.port, "GET", csvPath(ENDLESS_CSV));
-    const { bytes } = await readToEnd(conn);
-    assert.equal((await killed).reason, "timeout");
-    const res = parseResponse(bytes);
-    assert.equal(res.status, 200);
-    assert.equal(res.complete, false);
-    assert.ok(res.body.length > 0);
-  } finally {
-    await s.close();
-  }
-});
+Deno.test(
+  "download: one cut by the time limit fails as a transfer",
+  bounded(60_000, async (deadline) => {
+    const path = await bigDb();
+    const s = await startPoolServer(path, { timeoutMs: 500 });
+    try {
+      const killed = nextEvent(s.pool, "killed");
+      const conn = await sendRaw(s.port, "GET", csvPath(ENDLESS_CSV));
+      const { bytes } = await deadline.within("the timed-out transfer's end", readToEnd(conn));
+      const kill = await deadline.within("the worker killed at the time limit", killed);
+      assert.equal(kill.reason, "timeout");
+      const res = parseResponse(bytes);
+      assert.equal(res.status, 200);
+      assert.equal(res.complete, false);
+      assert.ok(res.body.length > 0);
+    } finally {
+      await s.close();
+    }
+  }),
+);
 
-Deno.test("download: one whose worker dies fails as a transfer", async () => {
-  const path = await bigDb();
-  const s = await startPoolServer(path, { timeoutMs: 600_000, stallMs: 600_000 });
-  try {
-    const running = nextEvent(s.pool, "run");
-    const conn = await sendRaw(s.port, "GET", csvPath("SELECT id, note FROM big ORDER BY id"));
-    const { pid } = await running;
-    const start = await readStart(conn);
-    const replaced = events(s.pool, "killed", 1);
-    Deno.kill(pid, "SIGKILL");
-    const res = parseResponse(concat(start, (await readToEnd(conn)).bytes));
-    assert.equal(res.status, 200);
-    assert.equal(res.complete, false);
-    assert.deepEqual((await replaced).map((k) => k.reason), ["failed"]);
-  } finally {
-    await s.close();
-  }
-});
+Deno.test(
+  "download: one whose worker dies fails as a transfer",
+  bounded(60_000, async (deadline) => {
+    const path = await bigDb();
+    const s = await startPoolServer(path, { timeoutMs: 600_000, stallMs: 600_000 });
+    try {
+      const running = nextEvent(s.pool, "run");
+      const conn = await sendRaw(s.port, "GET", csvPath("SELECT id, note FROM big ORDER BY id"));
+      const { pid } = await running;
+      const start = await readStart(conn);
+      const replaced = events(s.pool, "killed", 1);
+      Deno.kill(pid, "SIGKILL");
+      const rest = await deadline.within("the dead worker's transfer's end", readToEnd(conn));
+      const res = parseResponse(concat(start, rest.bytes));
+      assert.equal(res.status, 200);
+      assert.equal(res.complete, false);
+      const kills = await deadline.within("the dead worker replaced", replaced);
+      assert.deepEqual(kills.map((k) => k.reason), ["failed"]);
+    } finally {
+      await s.close();
+    }
+  }),
+);
 
 Deno.test("download: one whose query fails after the head fails as a transfer", async () => {
   const path = await bigDb();
