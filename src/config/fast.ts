@@ -1,0 +1,78 @@
+/**
+ * The happy path of reading a config: js-yaml builds plain values (no document tree, no
+ * positions) and the field tables check them. It only ever answers "valid, and these are the
+ * settings" or "ask the full reader": any problem at all, or anything where the two readers
+ * could disagree, is left to load.ts (the yaml document with positions), which is the one that
+ * decides and says file:line:col. A config is read on every `once`, and yaml's document took
+ * several times as long as the rest of a steady-state run's start-up together.
+ */
+import { CORE_SCHEMA, load, mergeTag, realMapTag } from "js-yaml";
+import { effectiveSettings } from "./effective.ts";
+import { FEED_FIELDS, type Field, TOP_FIELDS } from "./fields.ts";
+import type { Settings } from "./types.ts";
+import type { RawConfig } from "./validate.ts";
+
+/**
+ * YAML 1.2's core schema, as yaml reads the config, with `<<` merge keys; mappings as Maps so
+ * a key that is not a string stays one (the full reader rejects such keys).
+ */
+const SCHEMA = CORE_SCHEMA.withTags(mergeTag, realMapTag);
+
+/**
+ * A key written as `? key`, as a flow collection (`[a]: b`) or as an alias (`*a : b`): js-yaml
+ * gives the value such a key stands for, where the full reader sees a node that is not a plain
+ * string and reports it. Such configs take the full reader; a false alarm only costs time.
+ */
+const UNPLAIN_KEY =
+  /(?:^|[\s[{,])\?(?:\s|$)|[\]}][ \t]*:(?:\s|$)|(?:^|[\s[{,?-])\*[^\s,[\]{}]+[ \t]*:(?:\s|$)/m;
+
+/** The settings of a config that is valid, or null when the full reader must decide. */
+export function fastSettings(text: string, file: string, cwd: string): Settings | null {
+  if (UNPLAIN_KEY.test(text)) return null;
+  let doc: unknown;
+  try {
+    doc = load(text, { schema: SCHEMA });
+  } catch {
+    return null;
+  }
+  const top = fieldsOf(doc, TOP_FIELDS);
+  if (top === null) return null;
+  if (top.refs !== undefined && !(top.refs instanceof Map)) return null;
+  delete top.refs;
+  const feeds = top.feeds;
+  if (!Array.isArray(feeds) || feeds.length === 0) return null;
+  const names = new Set<string>();
+  const checked: Record<string, unknown>[] = [];
+  for (const item of feeds) {
+    const feed = fieldsOf(item, FEED_FIELDS);
+    if (feed === null || names.has(feed.name as string)) return null;
+    names.add(feed.name as string);
+    checked.push(feed);
+  }
+  top.feeds = checked;
+  return effectiveSettings(top as unknown as RawConfig, file, cwd);
+}
+
+/**
+ * A mapping's values checked against a field table, or null on any problem: a key that is not
+ * a known field, a missing required key, a value its check refuses. `feeds` and `refs`, which
+ * have no check, are returned as they are for the caller.
+ */
+function fieldsOf(node: unknown, table: Record<string, Field>): Record<string, unknown> | null {
+  if (!(node instanceof Map)) return null;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of node) {
+    if (typeof key !== "string" || !Object.hasOwn(table, key)) return null;
+    const field = table[key];
+    if (field.each && Array.isArray(value)) {
+      if (value.length === 0 || value.some((item) => field.each!(item) !== null)) return null;
+    } else if (field.check || field.each) {
+      if ((field.check ?? field.each)!(value) !== null) return null;
+    }
+    out[key] = value;
+  }
+  for (const [key, field] of Object.entries(table)) {
+    if (field.required && !(key in out)) return null;
+  }
+  return out;
+}
