@@ -19,16 +19,18 @@ import type { RawConfig } from "./validate.ts";
 const SCHEMA = CORE_SCHEMA.withTags(mergeTag, realMapTag);
 
 /**
- * A key written as `? key`, as a flow collection (`[a]: b`) or as an alias (`*a : b`): js-yaml
- * gives the value such a key stands for, where the full reader sees a node that is not a plain
- * string and reports it. Such configs take the full reader; a false alarm only costs time.
+ * What the two readers could read differently, so the full reader decides: a key written as
+ * `? key`, as a flow collection (`[a]: b`) or as an alias (`*a : b`), where js-yaml gives the
+ * value the key stands for and the full reader sees a node that is not a plain string; and an
+ * explicit tag (`!!float 1`), which the two resolve differently in places. A false alarm (a
+ * `!` or `?` inside a value) only costs time.
  */
-const UNPLAIN_KEY =
-  /(?:^|[\s[{,])\?(?:\s|$)|[\]}][ \t]*:(?:\s|$)|(?:^|[\s[{,?-])\*[^\s,[\]{}]+[ \t]*:(?:\s|$)/m;
+const FOR_THE_FULL_READER =
+  /(?:^|[\s[{,])\?(?:\s|$)|[\]}][ \t]*:(?:\s|$)|(?:^|[\s[{,?-])\*[^\s,[\]{}]+[ \t]*:(?:\s|$)|(?:^|[\s[{,])!/m;
 
 /** The settings of a config that is valid, or null when the full reader must decide. */
 export function fastSettings(text: string, file: string, cwd: string): Settings | null {
-  if (UNPLAIN_KEY.test(text)) return null;
+  if (FOR_THE_FULL_READER.test(text)) return null;
   let doc: unknown;
   try {
     doc = load(text, { schema: SCHEMA });

@@ -44,7 +44,7 @@ const FEED = `  - name: a
     type: rss
 `;
 
-Deno.test("fast reader: leaves keys that are not plain strings to the full reader", () => {
+Deno.test("fast reader: leaves keys that are not plain strings, and tags, to the full reader", () => {
   const head = 'messenger_auth_token: "1:a"\nfeeds:\n';
   for (
     const text of [
@@ -52,12 +52,16 @@ Deno.test("fast reader: leaves keys that are not plain strings to the full reade
       `${head}${FEED}    [title]: T\n`,
       `refs:\n  k: &k title\n${head}${FEED}    *k : T\n`,
       `${head}${FEED}    1: T\n`,
+      `${head}${FEED}    first_time_limit: !!float 1\n`,
+      `${head}${FEED}    title: !!str T\n`,
     ]
   ) {
     assertEquals(fastSettings(text, "c.yml", CWD), null, text);
   }
   // The same feed with a plain key is taken.
   assert(fastSettings(`${head}${FEED}    title: T\n`, "c.yml", CWD) !== null);
+  assert(fastSettings(`${head}${FEED}    title: Wow!\n`, "c.yml", CWD) !== null);
+  assert(fastSettings(`${head}${FEED.replace("/x", "/x?a=1&b[]=2")}`, "c.yml", CWD) !== null);
 });
 
 Deno.test("fast reader: refuses what the full reader reports", () => {
@@ -97,4 +101,57 @@ feeds:
   assert(quick !== null);
   assertEquals(plain(quick), plain(documentSettings(text, "c.yml", CWD)));
   assertEquals(quick.feeds.map((f) => f.linkText), ["Own", "Base"]);
+});
+
+Deno.test("fast reader: plain scalars are read as YAML 1.2's core schema reads them", () => {
+  const head = 'messenger_auth_token: "1:a"\nfeeds:\n';
+  const scalars = [
+    "0b11",
+    "1_000",
+    "+12",
+    "-0",
+    "0o17",
+    "0x1F",
+    "0X1F",
+    "0o8",
+    ".5",
+    "5.",
+    "1e3",
+    "+.inf",
+    ".NaN",
+    "010",
+    "08",
+    "True",
+    "tRue",
+    "yes",
+    "off",
+    "~",
+    "Null",
+    "nULL",
+    "2024-01-01",
+    "12:30",
+    "-0x1F",
+    "'7'",
+    '"7"',
+    "<<",
+    "=",
+  ];
+  let taken = 0;
+  for (const scalar of scalars) {
+    for (const key of ["title", "first_time_limit"]) {
+      const text = `${head}${FEED}    ${key}: ${scalar}\n`;
+      const quick = fastSettings(text, "c.yml", CWD);
+      let full: ReturnType<typeof documentSettings> | null = null;
+      try {
+        full = documentSettings(text, "c.yml", CWD);
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+      }
+      if (quick === null) continue;
+      taken++;
+      assert(full !== null, `accepted by the fast reader only: ${text}`);
+      assertEquals(plain(quick), plain(full), text);
+    }
+  }
+  assert(taken >= 20, `${taken}`);
 });
