@@ -49,12 +49,13 @@ const SCHEMA = FAILSAFE_SCHEMA.extend({
 /**
  * What the two readers could read differently, so the full reader decides: a key written as
  * `? key`, as a flow collection (`[a]: b`) or as an alias (`*a : b`), where js-yaml gives the
- * value the key stands for and the full reader sees a node that is not a plain string; and an
- * explicit tag (`!!float 1`), which the two resolve differently in places. A false alarm (a
- * `!` or `?` inside a value) only costs time.
+ * value the key stands for and the full reader sees a node that is not a plain string; an
+ * explicit tag (`!!float 1`), which the two resolve differently in places; and a directive
+ * (`%YAML 1.1` makes yaml read `yes` as true). A false alarm (a `!` or `?` inside a value)
+ * only costs time.
  */
 const FOR_THE_FULL_READER =
-  /(?:^|[\s[{,])\?(?:\s|$)|[\]}][ \t]*:(?:\s|$)|(?:^|[\s[{,?-])\*[^\s,[\]{}]+[ \t]*:(?:\s|$)|(?:^|[\s[{,])!/m;
+  /^%|(?:^|[\s[{,])\?(?:\s|$)|[\]}][ \t]*:(?:\s|$)|(?:^|[\s[{,?-])\*[^\s,[\]{}]+[ \t]*:(?:\s|$)|(?:^|[\s[{,])!/m;
 
 /** The settings of a config that is valid, or null when the full reader must decide. */
 export function fastSettings(text: string, file: string, cwd: string): Settings | null {

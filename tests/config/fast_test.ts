@@ -44,7 +44,7 @@ const FEED = `  - name: a
     type: rss
 `;
 
-Deno.test("fast reader: leaves keys that are not plain strings, and tags, to the full reader", () => {
+Deno.test("fast reader: leaves keys that are not plain strings, tags and directives to the full reader", () => {
   const head = 'messenger_auth_token: "1:a"\nfeeds:\n';
   for (
     const text of [
@@ -54,6 +54,7 @@ Deno.test("fast reader: leaves keys that are not plain strings, and tags, to the
       `${head}${FEED}    1: T\n`,
       `${head}${FEED}    first_time_limit: !!float 1\n`,
       `${head}${FEED}    title: !!str T\n`,
+      `%YAML 1.1\n---\n${head}${FEED}    title: yes\n`,
     ]
   ) {
     assertEquals(fastSettings(text, "c.yml", CWD), null, text);
@@ -163,4 +164,28 @@ Deno.test("fast reader: plain scalars are read as YAML 1.2's core schema reads t
     }
   }
   assert(taken >= 20, `${taken}`);
+});
+
+Deno.test("fast reader: quoted, block and multi-line strings are read as the full reader reads them", () => {
+  const head = 'messenger_auth_token: "1:a"\nfeeds:\n';
+  const titles = [
+    "|\n      one\n      two\n",
+    "|-\n      one\n\n      two\n\n",
+    "|+\n      one\n\n",
+    ">\n      one\n      two\n\n      three\n",
+    ">-\n      folded\n        more indented\n      back\n",
+    '"tab\\there \\u00e9 \\x41 \\"q\\" \\\\"\n',
+    "'it''s'\n",
+    "plain words\n      on two lines\n",
+    '"double\n      folded"\n',
+    "a # comment\n",
+    "a#hash-inside\n",
+    "café ☕\n",
+  ];
+  for (const title of titles) {
+    const text = `${head}${FEED}    title: ${title}`;
+    const quick = fastSettings(text, "c.yml", CWD);
+    assert(quick !== null, text);
+    assertEquals(plain(quick), plain(documentSettings(text, "c.yml", CWD)), text);
+  }
 });
