@@ -18,32 +18,59 @@
  * - 20 ms away, without validators: what real sites look like, where fetching dominates
  *   (and the start-up of a whole process matters little).
  *
- * In-process (runOnce vs a fetch loop) and whole processes (`courier once` vs a `deno eval`
- * fetch loop; both pay Deno's start-up, courier also its own: modules, config, database).
+ * The figure that counts is between whole processes as a user starts them: `courier once -c
+ * FILE` against a tiny `deno run` script that fetches the same URLs (and the same script under
+ * Node when it is installed), rounds interleaved, median and range. Both pay Deno's start-up;
+ * courier also its own (modules, config, database, lock). The in-process figures (runOnce
+ * against a fetch loop, each warm in a process of its own) are printed beside them as a
+ * diagnosis: the difference between the two is courier's start-up.
  */
-import type { FeedSettings } from "../src/config/types.ts";
 import { ENTRIES, interleave, median, ms, Side, startFeedServer, writeConfig } from "./_feeds.ts";
 import { benchFeeds } from "./_once_side.ts";
 
 const FEEDS = 500;
 // In-process rounds are cheap and this 2-core VM is noisy: enough of them for a stable median.
 const ROUNDS = 41;
-const PROCESS_ROUNDS = 7;
+const PROCESS_ROUNDS = 11;
 const CONCURRENCY = 8;
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
-const BARE = (feeds: FeedSettings[]) => `
-const urls = ${JSON.stringify(feeds.map((f) => f.urls[0]))};
+/**
+ * The bare baseline as a whole process of its own: a tiny script run the way courier is
+ * (`deno run`), the same URLs fetched and their bodies read at the same concurrency. The Node
+ * twin is a second peer (Node's fetch is undici) where Node is installed.
+ */
+const BARE_SCRIPT = `
+const urls = JSON.parse(await (typeof Deno === "undefined"
+  ? (await import("node:fs/promises")).readFile(process.argv.at(-1), "utf8")
+  : Deno.readTextFile(Deno.args[0])));
 let next = 0;
 async function worker() {
   while (next < urls.length) {
-    const url = urls[next++];
-    const r = await fetch(url);
+    const r = await fetch(urls[next++]);
     await r.arrayBuffer();
   }
 }
 await Promise.all(Array.from({ length: ${CONCURRENCY} }, worker));
 `;
+
+/** Node, if installed (`apt-get install nodejs`): its version, else null. */
+async function nodeVersion(): Promise<string | null> {
+  try {
+    const out = await new Deno.Command("node", { args: ["--version"] }).output();
+    return out.success ? new TextDecoder().decode(out.stdout).trim() : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `name median (min–max)`, the ratio against `base`'s median when given. */
+function figure(name: string, runs: number[], base?: number[]): string {
+  const m = median(runs);
+  const range = `${Math.min(...runs).toFixed(0)}–${Math.max(...runs).toFixed(0)} ms`;
+  const ratio = base ? `   ratio ${(m / median(base)).toFixed(2)}×` : "";
+  return `${name} ${ms(m)} (${range})${ratio}`;
+}
 
 interface Variant {
   label: string;
@@ -87,10 +114,14 @@ export async function run(): Promise<void> {
   console.log(
     `steady-state once: ${FEEDS} feeds × ${ENTRIES} entries, all seen, concurrency ${CONCURRENCY} (medians)`,
   );
-  for (const variant of VARIANTS) await measure(variant);
+  const node = await nodeVersion();
+  if (node === null) {
+    console.log("(no node: the bare Node fetch is left out; apt-get install nodejs)");
+  }
+  for (const variant of VARIANTS) await measure(variant, node);
 }
 
-async function measure(variant: Variant): Promise<void> {
+async function measure(variant: Variant, node: string | null): Promise<void> {
   const server = await startFeedServer(FEEDS, variant.validators, variant.delayMs);
   const dir = await Deno.makeTempDir({ prefix: "courier-bench-once-" });
   try {
@@ -110,46 +141,59 @@ async function measure(variant: Variant): Promise<void> {
     const times = await interleave(sides, variant.rounds);
     for (const side of sides) await side.stop();
 
-    const b = median(times.bare);
-    const ratio = (name: string) =>
-      `${ms(median(times[name]))}   ratio ${(median(times[name]) / b).toFixed(2)}×`;
     console.log(`  ${variant.label}`);
-    console.log(`    in-process  runOnce ${ratio("runOnce")}   (bare fetch ${ms(b)})`);
-    if (variant.floor) console.log(`    floor loop          ${ratio("floor")}`);
-    if (!variant.processes) return;
-    // Whole processes: the CLI against the same state, and a bare fetch script.
-    await writeConfig(`${dir}/config.yml`, `${dir}/runOnce`, feeds);
-    const cliRuns: number[] = [];
-    const bareRuns: number[] = [];
-    for (let i = 0; i < PROCESS_ROUNDS; i++) {
-      let t = performance.now();
-      const out = await new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "-A",
-          "--quiet",
-          MAIN,
-          "once",
-          "-c",
-          `${dir}/config.yml`,
-          "--messenger-api",
-          "http://127.0.0.1:9",
-        ],
-        stdout: "null",
-        stderr: "piped",
-      }).output();
-      cliRuns.push(performance.now() - t);
-      if (out.code !== 0) throw new Error(new TextDecoder().decode(out.stderr));
-      t = performance.now();
-      await new Deno.Command(Deno.execPath(), { args: ["eval", BARE(feeds)] }).output();
-      bareRuns.push(performance.now() - t);
+    // In-process (one warm process per side, rounds interleaved): a diagnosis, without the
+    // start-up that the whole processes below include.
+    console.log(`    in-process  ${figure("runOnce", times.runOnce, times.bare)}`);
+    console.log(`                ${figure("bare fetch", times.bare)}`);
+    if (variant.floor) {
+      console.log(`                ${figure("floor loop", times.floor, times.bare)}`);
     }
-    const cc = median(cliRuns), bb = median(bareRuns);
-    console.log(
-      `    processes   courier once ${ms(cc)}   deno eval fetch ${ms(bb)}   ratio ${
-        (cc / bb).toFixed(2)
-      }×`,
-    );
+    if (!variant.processes) return;
+    // Whole processes, each as a user starts it, interleaved (each first as often as the
+    // others): the CLI against the state the in-process side left, and the bare fetch scripts.
+    await writeConfig(`${dir}/config.yml`, `${dir}/runOnce`, feeds);
+    await Deno.writeTextFile(`${dir}/urls.json`, JSON.stringify(feeds.map((f) => f.urls[0])));
+    await Deno.writeTextFile(`${dir}/bare.mjs`, BARE_SCRIPT);
+    const commands: Record<string, [string, string[]]> = {
+      courier: [Deno.execPath(), [
+        "run",
+        "-A",
+        "--quiet",
+        MAIN,
+        "once",
+        "-c",
+        `${dir}/config.yml`,
+        "--messenger-api",
+        "http://127.0.0.1:9",
+      ]],
+      bare: [Deno.execPath(), ["run", "-A", "--quiet", `${dir}/bare.mjs`, `${dir}/urls.json`]],
+    };
+    if (node !== null) commands.node = ["node", [`${dir}/bare.mjs`, `${dir}/urls.json`]];
+    const runs: Record<string, number[]> = {};
+    const order = Object.keys(commands);
+    for (let i = 0; i < PROCESS_ROUNDS; i++) {
+      for (let j = 0; j < order.length; j++) {
+        const name = order[(i + j) % order.length];
+        const [command, args] = commands[name];
+        const t = performance.now();
+        const out = await new Deno.Command(command, { args, stdout: "null", stderr: "piped" })
+          .output();
+        (runs[name] ??= []).push(performance.now() - t);
+        if (out.code !== 0) {
+          throw new Error(`${name}: ${new TextDecoder().decode(out.stderr)}`);
+        }
+      }
+    }
+    console.log(`    processes   ${figure("courier once", runs.courier, runs.bare)}`);
+    console.log(`                ${figure("bare Deno fetch (deno run)", runs.bare)}`);
+    if (runs.node) {
+      console.log(
+        `                ${figure(`bare Node ${node} fetch`, runs.node)}   courier ${
+          (median(runs.courier) / median(runs.node)).toFixed(2)
+        }× it`,
+      );
+    }
   } finally {
     await server.stop();
     await Deno.remove(dir, { recursive: true });

@@ -1,4 +1,4 @@
-import { DEFAULT_MESSENGER_API } from "../messenger/bot_api.ts";
+import { DEFAULT_MESSENGER_API } from "../messenger/default_api.ts";
 import type { Command } from "./command.ts";
 import { DEFAULT_CONCURRENCY } from "./once.ts";
 

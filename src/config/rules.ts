@@ -80,11 +80,15 @@ export const checkChannel = matching(
   'must be "@channel_name" or a numeric private channel id such as "-1001234567890"',
 );
 
+// Compiled once: a config checks a URL per feed.
+const TOKEN_RE = new RegExp(TOKEN_PATTERN);
+const URL_RE = new RegExp(URL_PATTERN);
+
 export const checkToken: Check = (value) => {
   const typeProblem = isSecretString(value);
   if (typeProblem) return typeProblem;
   // The token is a secret: never echo the value back.
-  return new RegExp(TOKEN_PATTERN).test(value as string)
+  return TOKEN_RE.test(value as string)
     ? null
     : 'must look like "<digits>:<token>" as given by @BotFather';
 };
@@ -94,16 +98,11 @@ export const checkUrl: Check = (value) => {
   if (typeProblem) return typeProblem;
   const text = value as string;
   // A feed URL may carry a password (`https://user:pass@host/feed`); it is shown hidden.
-  const shown = quoted(redactUrl(text));
-  if (!new RegExp(URL_PATTERN).test(text)) {
-    return `must be an absolute http:// or https:// URL, got ${shown}`;
+  const shown = () => quoted(redactUrl(text));
+  if (!URL_RE.test(text)) {
+    return `must be an absolute http:// or https:// URL, got ${shown()}`;
   }
-  try {
-    new URL(text);
-    return null;
-  } catch {
-    return `is not a valid URL: ${shown}`;
-  }
+  return URL.canParse(text) ? null : `is not a valid URL: ${shown()}`;
 };
 
 export const checkCron: Check = (value) => {

@@ -19,7 +19,7 @@ import { Pacer } from "./pacer.ts";
 /** How Deno reports a proxy that refused the user name or password. */
 const PROXY_AUTH_FAILURE = /Password auth failure|Proxy Authentication Required|\b407\b/i;
 
-export const DEFAULT_MESSENGER_API = "https://api.telegram.org";
+export { DEFAULT_MESSENGER_API } from "./default_api.ts";
 
 /** Sends messages to chats; the Bot API client, or a dry-run printer. */
 export interface Outbox {

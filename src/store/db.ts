@@ -1,4 +1,5 @@
-import { type Client, createClient } from "@libsql/client";
+// The local-file client only: the package root also loads the remote ones (HTTP, WebSocket).
+import { type Client, createClient } from "@libsql/client/sqlite3";
 import type { Entry } from "../feeds/entry.ts";
 import { type Clock, realClock, type TimerId } from "../log/clock.ts";
 import { GroupCommit } from "./commit.ts";

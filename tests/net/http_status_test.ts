@@ -18,3 +18,11 @@ Deno.test("describeStatus: an unknown code keeps a short, plain reason or none",
   assert.ok(long.length < 80, long);
   assert.ok(long.endsWith("…"), long);
 });
+
+Deno.test("describeStatus: the same standard texts as Node's http.STATUS_CODES", async () => {
+  const { STATUS_CODES } = await import("node:http");
+  for (const [code, text] of Object.entries(STATUS_CODES)) {
+    assert.equal(describeStatus(Number(code), "other"), `HTTP ${code} ${text}`);
+  }
+  assert.equal(describeStatus(599, "other"), "HTTP 599 other");
+});

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parse } from "yaml";
 import {
+  formatLastSuccess,
   LastSuccessError,
   LastSuccessFile,
   readLastSuccess,
@@ -217,4 +218,26 @@ Deno.test("a write replaces the file by a rename: the old file (inode) is never 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("readLastSuccess: our own lines and an edited file read as YAML reads them", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/l.yml`;
+  const names = ['a"b', "c\\d", "é ü", "x: y", "#not-a-comment"];
+  const at = new Date("2024-05-01T12:00:00Z");
+  await Deno.writeTextFile(path, formatLastSuccess(new Map(names.map((n) => [n, at]))));
+  const own = await readLastSuccess(path);
+  assert.deepEqual([...own.keys()], names);
+  assert.deepEqual(Object.keys(parse(await Deno.readTextFile(path))), names);
+  // Edited by hand: a comment, an offset time, a YAML escape JSON lacks, a blank line.
+  await Deno.writeTextFile(
+    path,
+    '# kept by courier\n"a": 2024-05-01T14:00:00+02:00\n"\\x41": 2024-05-01T12:00:00Z\n\n',
+  );
+  const edited = await readLastSuccess(path);
+  assert.deepEqual([...edited.keys()], ["a", "A"]);
+  assert.equal(edited.get("a")?.toISOString(), "2024-05-01T12:00:00.000Z");
+  // A name twice is refused, as YAML refuses a duplicate key.
+  await Deno.writeTextFile(path, `"a": 2024-05-01T12:00:00Z\n"a": 2024-05-02T12:00:00Z\n`);
+  await assert.rejects(readLastSuccess(path), LastSuccessError);
 });
