@@ -15,17 +15,11 @@ import assert from "node:assert/strict";
 import { stringify } from "yaml";
 import { runCli } from "../support/cli.ts";
 import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
-import { type FeedServer, startFeedServer } from "../support/once_feeds.ts";
+import { type FeedServer, postItems, startFeedServer } from "../support/once_feeds.ts";
 
 const TOKEN = "123456:TEST-token_abc";
 
-const items = (ids: string[]) =>
-  ids.map((id, i) => ({
-    id,
-    title: `Post ${id}`,
-    link: `https://example.org/${id}`,
-    minute: i,
-  }));
+const items = postItems;
 
 function feed(name: string, url: string, channel: string) {
   return { name, channel, url, cron: "*/5 * * * *", type: "rss" };

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { parse, stringify } from "yaml";
 import { runCli } from "../support/cli.ts";
 import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
-import { type FeedServer, startFeedServer } from "../support/once_feeds.ts";
+import { type FeedServer, postItems, startFeedServer } from "../support/once_feeds.ts";
 import { Store } from "../../src/store/db.ts";
 import { acquireLock } from "../../src/store/lock.ts";
 
@@ -66,13 +66,7 @@ async function withEnv(fn: (env: Env) => Promise<void>, botOptions = {}) {
 }
 
 const bolds = (bot: FakeBotApi, chat?: string) => bot.messages(chat).map((m) => m.bold[0]);
-const items = (ids: string[], from = 0) =>
-  ids.map((id, i) => ({
-    id,
-    title: `Post ${id}`,
-    link: `https://example.org/${id}`,
-    minute: from + i,
-  }));
+const items = postItems;
 
 Deno.test("once: first run sends every entry in order, a second run nothing, a new entry once", () =>
   withEnv(async (env) => {

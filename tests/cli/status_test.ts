@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { parse, stringify } from "yaml";
 import { type CliResult, runCli } from "../support/cli.ts";
 import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
-import { type FeedServer, startFeedServer } from "../support/once_feeds.ts";
+import { type FeedServer, postItems, startFeedServer } from "../support/once_feeds.ts";
 import { SCHEMA_VERSION } from "../../src/store/migrations.ts";
 
 const TOKEN = "123456:TEST-token_abc";
@@ -23,13 +23,7 @@ function feed(name: string, url: string, cron = "*/5 * * * *") {
   return { name, channel: `@${name}_chan`, url, cron, type: "rss" };
 }
 
-const items = (ids: string[]) =>
-  ids.map((id, i) => ({
-    id,
-    title: `Post ${id}`,
-    link: `https://example.org/${id}`,
-    minute: i,
-  }));
+const items = postItems;
 
 async function withEnv(fn: (env: Env) => Promise<void>) {
   const dir = await Deno.makeTempDir();

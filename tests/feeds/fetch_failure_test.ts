@@ -4,6 +4,7 @@ import { readFeed } from "../../src/feeds/mod.ts";
 import { openProxyClient } from "../../src/net/client.ts";
 import { parseProxy } from "../../src/net/proxy.ts";
 import { startMicrosocks, startTinyproxy } from "../support/proxy_servers.ts";
+import { startTlsTrouble } from "../support/tls_servers.ts";
 
 const OPTIONS = { timeoutMs: 20_000, maxBytes: 1_000_000 };
 
@@ -69,40 +70,20 @@ Deno.test("fetch failure: a server that drops the connection before answering", 
 });
 
 Deno.test("fetch failure: TLS, an untrusted certificate and a port that does not speak TLS", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "courier-tls-" });
-  const made = await new Deno.Command("openssl", {
-    args: ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1"]
-      .concat(["-keyout", `${dir}/key.pem`, "-out", `${dir}/cert.pem`]),
-    stdout: "null",
-    stderr: "null",
-  }).output();
-  assert.ok(made.success, "openssl made a self-signed certificate");
-  const tls = Deno.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    cert: await Deno.readTextFile(`${dir}/cert.pem`),
-    key: await Deno.readTextFile(`${dir}/key.pem`),
-    onListen() {},
-  }, () => new Response("<rss/>"));
-  const plain = Deno.serve(
-    { port: 0, hostname: "127.0.0.1", onListen() {} },
-    () => new Response("x"),
-  );
+  const servers = await startTlsTrouble(() => new Response("<rss/>"));
   try {
-    const selfSigned = `https://127.0.0.1:${tls.addr.port}/feed.xml`;
+    const selfSigned = `https://127.0.0.1:${servers.selfSignedPort}/feed.xml`;
     assert.equal(
       await failure(fetchFeedUrl(selfSigned, OPTIONS)),
       `${selfSigned}: TLS failure: certificate not accepted (not issued by a trusted CA)`,
     );
-    const notTls = `https://127.0.0.1:${plain.addr.port}/feed.xml`;
+    const notTls = `https://127.0.0.1:${servers.plainPort}/feed.xml`;
     assert.equal(
       await failure(fetchFeedUrl(notTls, OPTIONS)),
       `${notTls}: TLS failure: the server does not speak TLS there (is it an https port?)`,
     );
   } finally {
-    await tls.shutdown();
-    await plain.shutdown();
-    await Deno.remove(dir, { recursive: true });
+    await servers.close();
   }
 });
 

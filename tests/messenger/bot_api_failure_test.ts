@@ -10,6 +10,7 @@ import { Secret } from "../../src/log/secret.ts";
 import { openProxyClient } from "../../src/net/client.ts";
 import { parseProxy } from "../../src/net/proxy.ts";
 import { startMicrosocks, startTinyproxy } from "../support/proxy_servers.ts";
+import { startTlsTrouble } from "../support/tls_servers.ts";
 
 const TOKEN = "123456:TEST-token_abc";
 const message = { html: "hi", previews: false };
@@ -203,42 +204,24 @@ Deno.test("messenger: a name that does not resolve is a DNS failure", async () =
 });
 
 Deno.test("messenger: TLS, an untrusted certificate and a port that does not speak TLS", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "courier-tls-" });
-  const made = await new Deno.Command("openssl", {
-    args: ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1"]
-      .concat(["-keyout", `${dir}/key.pem`, "-out", `${dir}/cert.pem`]),
-    stdout: "null",
-    stderr: "null",
-  }).output();
-  assert.ok(made.success, "openssl made a self-signed certificate");
-  const tls = Deno.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    cert: await Deno.readTextFile(`${dir}/cert.pem`),
-    key: await Deno.readTextFile(`${dir}/key.pem`),
-    onListen() {},
-  }, () => Response.json({ ok: true, result: { message_id: 1 } }));
-  const plain = Deno.serve(
-    { port: 0, hostname: "127.0.0.1", onListen() {} },
-    () => Response.json({ ok: true, result: { message_id: 1 } }),
+  const servers = await startTlsTrouble(() =>
+    Response.json({ ok: true, result: { message_id: 1 } })
   );
   try {
-    const selfSigned = `https://127.0.0.1:${tls.addr.port}`;
+    const selfSigned = `https://127.0.0.1:${servers.selfSignedPort}`;
     assert.equal(
       (await failure(selfSigned)).message,
       `${UNAVAILABLE}: ${sendUrl(selfSigned)}: ` +
         "TLS failure: certificate not accepted (not issued by a trusted CA)",
     );
-    const notTls = `https://127.0.0.1:${plain.addr.port}`;
+    const notTls = `https://127.0.0.1:${servers.plainPort}`;
     assert.equal(
       (await failure(notTls)).message,
       `${UNAVAILABLE}: ${sendUrl(notTls)}: ` +
         "TLS failure: the server does not speak TLS there (is it an https port?)",
     );
   } finally {
-    await tls.shutdown();
-    await plain.shutdown();
-    await Deno.remove(dir, { recursive: true });
+    await servers.close();
   }
 });
 

@@ -11,6 +11,16 @@ export interface FeedItem {
   minute?: number;
 }
 
+/** Items `Post <id>` linking to https://example.org/<id>, one minute apart from `from`. */
+export function postItems(ids: string[], from = 0): FeedItem[] {
+  return ids.map((id, i) => ({
+    id,
+    title: `Post ${id}`,
+    link: `https://example.org/${id}`,
+    minute: from + i,
+  }));
+}
+
 export interface FeedServer {
   /** Absolute URL of a path on this server. */
   url(path: string): string;
