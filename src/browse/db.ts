@@ -1,6 +1,9 @@
 import Database from "libsql";
 import { createClient } from "@libsql/client";
+import { fileUri } from "./db_url.ts";
 import type { Op } from "./guard.ts";
+
+export { fileUri, isRemote, localPath } from "./db_url.ts";
 
 export type Params = unknown[] | Record<string, unknown> | undefined;
 
@@ -59,27 +62,6 @@ export class DbError extends Error {
     super(message);
     this.name = "DbError";
   }
-}
-
-/** Whether a DATABASE argument names a remote libSQL server rather than a local file. */
-export function isRemote(database: string): boolean {
-  return /^(libsql|https?|wss?):\/\//i.test(database);
-}
-
-/** The local file path of a DATABASE argument (a path or a `file:` URL). */
-export function localPath(database: string): string {
-  if (!/^file:/i.test(database)) return database;
-  const rest = database.replace(/^file:(\/\/(localhost)?(?=\/))?/i, "").replace(/[?#].*$/, "");
-  return decodeURIComponent(rest);
-}
-
-/** An SQLite URI for `path`: `mode=ro` makes the engine itself refuse every write to it. */
-export function fileUri(path: string, write: boolean): string {
-  const encoded = path.replace(
-    /[%?#]/g,
-    (c) => "%" + c.charCodeAt(0).toString(16).padStart(2, "0"),
-  );
-  return `file:${encoded}?mode=${write ? "rw" : "ro"}`;
 }
 
 function wrap(error: unknown): DbError {
