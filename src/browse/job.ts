@@ -214,11 +214,14 @@ export async function runJob(
           parts.push(frame.payload);
         } else if (frame.kind === FRAME_END) {
           const end = finish(frame);
-          const body = new Uint8Array(size);
-          let o = 0;
-          for (const p of parts) {
-            body.set(p, o);
-            o += p.length;
+          // A worker sends a buffered answer as one frame: its payload is the body as it is.
+          const body = parts.length === 1 ? parts[0] : new Uint8Array(size);
+          if (parts.length !== 1) {
+            let o = 0;
+            for (const p of parts) {
+              body.set(p, o);
+              o += p.length;
+            }
           }
           return { head, body, done: Promise.resolve(end) };
         }

@@ -10,7 +10,7 @@ async function ask(executor: Executor, req: WorkerRequest) {
   let text = "";
   await executor.handle(req, {
     head: (h) => (status = h.status),
-    chunk: (t) => (text += t),
+    chunk: (t) => (text += typeof t === "string" ? t : new TextDecoder().decode(t)),
     end: () => {},
   });
   return { status, body: JSON.parse(text) };
