@@ -18,6 +18,7 @@ import {
   RefusedError,
   writes,
 } from "./guard.ts";
+import type { ProgramCache } from "./programs.ts";
 import type { WorkerHead, WorkerRequest } from "./protocol.ts";
 import {
   explainPrefix,
@@ -170,6 +171,8 @@ export interface QueryContext {
   write: boolean;
   label: string;
   unlistable: UnlistableObjects;
+  /** Listings kept by a read-only worker; without it every statement is listed anew. */
+  programs?: ProgramCache;
 }
 
 /** Runs one query request: checks, runs and encodes it, answering through the sink. */
@@ -220,7 +223,10 @@ export async function runQuery(
   const check = async (runSql: string) => {
     // An EXPLAIN is checked as the statement it explains.
     const target = mode === "none" ? runSql : innerSql;
-    const { ops, vtabs } = await db.program(target, () => probes(db, extraModules));
+    const list = () => probes(db, extraModules);
+    const { ops, vtabs } = ctx.programs && !ctx.write && !db.remote
+      ? await ctx.programs.program(db, target, list)
+      : await db.program(target, list);
     // Listing a write does not write; what it would call and open is checked all the same.
     checkProgram(ops, { write: write || mode !== "none", vtabs });
     return { writes: mode === "none" && writes(ops) };
