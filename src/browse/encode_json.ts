@@ -41,26 +41,50 @@ export function jsonRowOf(row: readonly unknown[]): string {
 }
 
 const encoder = new TextEncoder();
+/** Text is encoded in pieces of about this many characters: one call per row cost more. */
+const PIECE = 16 * 1024;
+/** A buffer larger than this is not kept for the next answer. */
+const KEEP_BYTES = 1024 * 1024;
+let spare: Uint8Array<ArrayBuffer> | null = null;
 
 /**
  * A JSON answer's body built as UTF-8 while its rows are read. Rows kept as strings until the
- * end outlived V8's young generation and were copied by every scavenge; bytes are not.
+ * end outlived V8's young generation and were copied by every scavenge; bytes are not. One
+ * buffer is reused from answer to answer (a worker builds one at a time).
  */
 export class JsonBody {
-  #buf = new Uint8Array(64 * 1024);
+  #buf: Uint8Array<ArrayBuffer> = new Uint8Array(0);
   #len = 0;
+  #text = "";
 
   add(text: string): void {
-    const need = this.#len + text.length * 3;
+    this.#text += text;
+    if (this.#text.length >= PIECE) this.#encode();
+  }
+
+  #encode(): void {
+    const need = this.#len + this.#text.length * 3;
+    if (this.#buf.length === 0) {
+      this.#buf = spare ?? new Uint8Array(256 * 1024);
+      spare = null;
+    }
     if (need > this.#buf.length) {
       const next = new Uint8Array(Math.max(need, this.#buf.length * 2));
       next.set(this.#buf.subarray(0, this.#len));
       this.#buf = next;
     }
-    this.#len += encoder.encodeInto(text, this.#buf.subarray(this.#len)).written;
+    this.#len += encoder.encodeInto(this.#text, this.#buf.subarray(this.#len)).written;
+    this.#text = "";
   }
 
+  /** The body so far; valid until release(). */
   bytes(): Uint8Array {
+    this.#encode();
     return this.#buf.subarray(0, this.#len);
+  }
+
+  /** Gives the buffer back for the next answer. */
+  release(): void {
+    if (this.#buf.length <= KEEP_BYTES) spare = this.#buf;
   }
 }

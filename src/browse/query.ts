@@ -343,6 +343,7 @@ export async function runQuery(
     body.add(jsonTail(stats, truncated));
     // One piece: the worker sends it as one frame, which the server takes as the body itself.
     sink.chunk(body.bytes());
+    body.release();
   }
   sink.end({ ok: true, rows, durationMs });
 }
