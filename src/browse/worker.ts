@@ -23,7 +23,7 @@ function writeAll(bytes: Uint8Array): void {
 
 /** Pending output is written once it reaches this size, so a download keeps its back-pressure. */
 const FLUSH_BYTES = 64 * 1024;
-/** A buffer grown past this by a large answer is given back after it is written. */
+/** A buffer grown past this by a large answer is given back once that answer is written. */
 const KEEP_BYTES = 1024 * 1024;
 
 /**
@@ -61,6 +61,10 @@ class Output {
   flush(): void {
     writeAll(this.#buf.subarray(0, this.#len));
     this.#len = 0;
+  }
+
+  /** Between answers: a buffer grown by a large one is given back (kept during it). */
+  trim(): void {
     if (this.#buf.length > KEEP_BYTES) this.#buf = new Uint8Array(256 * 1024);
   }
 }
@@ -134,6 +138,7 @@ export async function runWorker(): Promise<void> {
     };
     out.frame(FRAME_END, JSON.stringify(last));
     out.flush();
+    out.trim();
     if (executor.spoiled) break;
   }
   db.close();
