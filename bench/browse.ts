@@ -5,7 +5,10 @@
  * A 100k-row table; a point lookup and 100 / 1,000 / 10,000-row pages, load from wrk on
  * loopback at 1 and 4 connections, the peers interleaved round by round. Prints req/s and p50
  * per peer (median and range over the rounds), the ratios, and the peak RSS of the server
- * process and of its whole tree through the run.
+ * process and of its whole tree through the run. sqlite-web is run from its source with
+ * Debian's python3-flask and python3-peewee: $SQLITE_WEB_SRC (a checkout of tag 0.7.2), else the
+ * tag taken from a local mirror of its repository; without either the column is skipped and the
+ * way to get it printed. BENCH_BROWSE_ROUNDS sets the rounds (default 3).
  *
  * Part 2, limits (issue 11): the server's RSS idle and under a 480 MB answer; a point query's
  * delay after six runaway queries whose clients hung up after 1 s; a point query's latency while
