@@ -1,6 +1,9 @@
 import Database from "libsql";
 import { createClient } from "@libsql/client";
+import { fileUri } from "./db_url.ts";
 import type { Op } from "./guard.ts";
+
+export { fileUri, isRemote, localPath } from "./db_url.ts";
 
 export type Params = unknown[] | Record<string, unknown> | undefined;
 
@@ -59,27 +62,6 @@ export class DbError extends Error {
     super(message);
     this.name = "DbError";
   }
-}
-
-/** Whether a DATABASE argument names a remote libSQL server rather than a local file. */
-export function isRemote(database: string): boolean {
-  return /^(libsql|https?|wss?):\/\//i.test(database);
-}
-
-/** The local file path of a DATABASE argument (a path or a `file:` URL). */
-export function localPath(database: string): string {
-  if (!/^file:/i.test(database)) return database;
-  const rest = database.replace(/^file:(\/\/(localhost)?(?=\/))?/i, "").replace(/[?#].*$/, "");
-  return decodeURIComponent(rest);
-}
-
-/** An SQLite URI for `path`: `mode=ro` makes the engine itself refuse every write to it. */
-export function fileUri(path: string, write: boolean): string {
-  const encoded = path.replace(
-    /[%?#]/g,
-    (c) => "%" + c.charCodeAt(0).toString(16).padStart(2, "0"),
-  );
-  return `file:${encoded}?mode=${write ? "rw" : "ro"}`;
 }
 
 function wrap(error: unknown): DbError {
@@ -151,28 +133,29 @@ const lossy = new TextDecoder();
 
 /**
  * The statement `sql` (with `n` result columns) wrapped so that SQLite hands every text value
- * over as bytes, plus one last column flagging which cells were text. The driver aborts the
- * whole process on text that is not UTF-8; bytes are decoded here with U+FFFD instead.
+ * over as bytes and every BLOB as hex text. The driver aborts the whole process on text that is
+ * not UTF-8; bytes are decoded here with U+FFFD instead. Swapping the two kinds keeps them apart
+ * without a column of per-row type flags, which cost more to build and convert than the values.
  * The CTE's column list renames the columns by position, so duplicate names do not matter.
  */
 function byteWrapped(sql: string, n: number): string {
   const cols = Array.from({ length: n }, (_, i) => `c${i}`);
   const values = cols.map((c) =>
-    `CASE WHEN typeof(${c})='text' THEN CAST(${c} AS BLOB) ELSE ${c} END`
+    `CASE typeof(${c}) WHEN 'text' THEN CAST(${c} AS BLOB) WHEN 'blob' THEN hex(${c}) ELSE ${c} END`
   );
-  const flags = cols.map((c) => `(typeof(${c})='text')`).join("||");
   return `WITH courier_q(${cols.join(",")}) AS (\n${sql}\n) SELECT ${
     values.join(",")
-  },${flags} FROM courier_q`;
+  } FROM courier_q`;
 }
 
+/** A wrapped row back as the statement's values, in place. */
 function unwrapRow(row: unknown[]): unknown[] {
-  const flags = String(row[row.length - 1]);
-  const out = row.slice(0, -1);
-  for (let i = 0; i < out.length; i++) {
-    if (flags[i] === "1") out[i] = lossy.decode(out[i] as Uint8Array);
+  for (let i = 0; i < row.length; i++) {
+    const v = row[i];
+    if (v instanceof Uint8Array) row[i] = lossy.decode(v);
+    else if (typeof v === "string") row[i] = Uint8Array.fromHex(v);
   }
-  return out;
+  return row;
 }
 
 /** One row of an `EXPLAIN` listing (addr, opcode, p1, p2, p3, p4, …) as the checks read it. */

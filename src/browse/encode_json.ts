@@ -1,4 +1,4 @@
-import type { ApiValue } from "./values.ts";
+import { type ApiValue, MAX_SAFE, toApiValue } from "./values.ts";
 
 /**
  * A JSON answer stops taking rows before its text passes this many characters, and says
@@ -19,4 +19,72 @@ export function jsonRow(values: ApiValue[], first: boolean): string {
 
 export function jsonTail(stats: Record<string, unknown>, truncated: boolean): string {
   return `],"stats":${JSON.stringify(stats)},"truncated":${truncated}}`;
+}
+
+/**
+ * One row of driver values as JSON, converted as toApiValue does (integers exact, BLOBs as
+ * base64 objects) but without an array of converted values per row: this runs for every row of
+ * every answer.
+ */
+export function jsonRowOf(row: readonly unknown[]): string {
+  let s = "[";
+  for (let i = 0; i < row.length; i++) {
+    if (i > 0) s += ",";
+    const v = row[i];
+    if (typeof v === "string") s += JSON.stringify(v);
+    else if (typeof v === "bigint") s += v <= MAX_SAFE && v >= -MAX_SAFE ? String(v) : `"${v}"`;
+    // String(n) is JSON's spelling of a finite number (-0 included); others are null in JSON.
+    else if (typeof v === "number") s += Number.isFinite(v) ? String(v) : "null";
+    else s += JSON.stringify(toApiValue(v));
+  }
+  return s + "]";
+}
+
+const encoder = new TextEncoder();
+/** Text is encoded in pieces of about this many characters: one call per row cost more. */
+const PIECE = 16 * 1024;
+/** A buffer larger than this is not kept for the next answer. */
+const KEEP_BYTES = 1024 * 1024;
+let spare: Uint8Array<ArrayBuffer> | null = null;
+
+/**
+ * A JSON answer's body built as UTF-8 while its rows are read. Rows kept as strings until the
+ * end outlived V8's young generation and were copied by every scavenge; bytes are not. One
+ * buffer is reused from answer to answer (a worker builds one at a time).
+ */
+export class JsonBody {
+  #buf: Uint8Array<ArrayBuffer> = new Uint8Array(0);
+  #len = 0;
+  #text = "";
+
+  add(text: string): void {
+    this.#text += text;
+    if (this.#text.length >= PIECE) this.#encode();
+  }
+
+  #encode(): void {
+    const need = this.#len + this.#text.length * 3;
+    if (this.#buf.length === 0) {
+      this.#buf = spare ?? new Uint8Array(256 * 1024);
+      spare = null;
+    }
+    if (need > this.#buf.length) {
+      const next = new Uint8Array(Math.max(need, this.#buf.length * 2));
+      next.set(this.#buf.subarray(0, this.#len));
+      this.#buf = next;
+    }
+    this.#len += encoder.encodeInto(this.#text, this.#buf.subarray(this.#len)).written;
+    this.#text = "";
+  }
+
+  /** The body so far; valid until release(). */
+  bytes(): Uint8Array {
+    this.#encode();
+    return this.#buf.subarray(0, this.#len);
+  }
+
+  /** Gives the buffer back for the next answer. */
+  release(): void {
+    if (this.#buf.length <= KEEP_BYTES) spare = this.#buf;
+  }
 }

@@ -1,6 +1,7 @@
 import { type Db, DbError } from "./db.ts";
 import { RefusedError } from "./guard.ts";
 import { indexes, info, resolveTable, table, tables } from "./introspect.ts";
+import { ProgramCache } from "./programs.ts";
 import type { WorkerRequest } from "./protocol.ts";
 import { JSON_TYPE, runQuery, type Sink } from "./query.ts";
 import { baseline, HARD_HEAP_LIMIT, restore } from "./settings.ts";
@@ -29,6 +30,7 @@ export function scrub(message: string, paths: readonly string[], label: string):
 export class Executor {
   #base: Map<string, string> | undefined;
   #unlistable = new UnlistableObjects();
+  #programs = new ProgramCache();
   /** Set when the worker could not put its connection back as it was: it must be replaced. */
   spoiled = false;
 
@@ -64,7 +66,13 @@ export class Executor {
         case "query":
         case "explain":
           return await runQuery(
-            { db: this.db, write: this.write, label: this.label, unlistable: this.#unlistable },
+            {
+              db: this.db,
+              write: this.write,
+              label: this.label,
+              unlistable: this.#unlistable,
+              programs: this.#programs,
+            },
             req,
             sink,
             started,

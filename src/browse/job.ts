@@ -94,7 +94,19 @@ export interface JobLimits {
   stallMs: number;
   /** Whether the request may run a second time (it cannot have written). */
   rerunnable: boolean;
+  /**
+   * A request whose client hangs up this soon after it started running is given until then to
+   * finish before its worker is killed (default CANCEL_GRACE_MS).
+   */
+  cancelGraceMs?: number;
 }
+
+/**
+ * A cheap query ends sooner than a new worker starts: killing its worker because the client
+ * hung up a moment earlier (a page reloading, a load generator stopping) only cost a process
+ * start and a cold worker. A query that has run this long is stopped at once, as before.
+ */
+export const CANCEL_GRACE_MS = 20;
 
 export interface JobHooks {
   /** The worker must go (the pool kills it and starts another); `ranMs`: the job's run time. */
@@ -127,12 +139,14 @@ export async function runJob(
   let resumedAt = started;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stallTimer: ReturnType<typeof setTimeout> | undefined;
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
   let errorStream: (error: Error) => void = () => {};
   let settleDownload: (end: WorkerEnd | null) => void = () => {};
 
   const cleanup = () => {
     clearTimeout(timer);
     clearTimeout(stallTimer);
+    clearTimeout(graceTimer);
     signal?.removeEventListener("abort", onAbort);
     untrack();
     w.preempt = null;
@@ -151,7 +165,12 @@ export async function runJob(
     if (reason === "cancelled") settleDownload(null);
     else errorStream(error);
   };
-  const onAbort = () => stop(new RequestCancelledError(), "cancelled");
+  const cancel = () => stop(new RequestCancelledError(), "cancelled");
+  const onAbort = () => {
+    const wait = (limits.cancelGraceMs ?? CANCEL_GRACE_MS) - (performance.now() - started);
+    if (wait <= 0) cancel();
+    else graceTimer = setTimeout(cancel, wait);
+  };
   const resume = () => {
     resumedAt = performance.now();
     timer = setTimeout(() => stop(new QueryTimeoutError(limit), "timeout"), Math.max(0, budget));
@@ -188,7 +207,8 @@ export async function runJob(
   const untrack = hooks.track(stop);
   if (w.spare && limits.rerunnable) w.preempt = () => stop(new PreemptedError(), "preempted");
   signal?.addEventListener("abort", onAbort, { once: true });
-  if (signal?.aborted) onAbort();
+  // A client gone before its request reached the worker: nothing to wait for.
+  if (signal?.aborted) cancel();
   resume();
   let head: WorkerHead;
   try {
@@ -214,13 +234,17 @@ export async function runJob(
           parts.push(frame.payload);
         } else if (frame.kind === FRAME_END) {
           const end = finish(frame);
-          const body = new Uint8Array(size);
-          let o = 0;
-          for (const p of parts) {
-            body.set(p, o);
-            o += p.length;
+          // A worker sends a buffered answer as one frame: its payload is the body as it is.
+          const body = parts.length === 1 ? parts[0] : new Uint8Array(size);
+          if (parts.length !== 1) {
+            let o = 0;
+            for (const p of parts) {
+              body.set(p, o);
+              o += p.length;
+            }
           }
-          return { head, body, done: Promise.resolve(end) };
+          // Finished within the grace for a client that is gone: not a call anyone received.
+          return { head, body, done: Promise.resolve(signal?.aborted ? null : end) };
         }
       }
     } catch {

@@ -4,12 +4,14 @@
  * their sha256 hashes, so an injected script or style (if data ever reached the DOM as HTML)
  * would not run, and Trusted Types make HTML sinks throw in the first place.
  */
-import { createHash } from "node:crypto";
 import { PAGE_SCRIPT } from "./page/script.ts";
 import { PAGE_STYLE } from "./page/style.ts";
 
-function sha256(text: string): string {
-  return `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+// Web Crypto, not node:crypto: Node's crypto layer (and the stream, process and buffer modules
+// it loads) cost the server process 9 MB of RSS and 25 ms of start-up for two hashes.
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return `'sha256-${new Uint8Array(digest).toBase64()}'`;
 }
 
 // A closing tag inside either would end the element early and break its hash.
@@ -63,8 +65,8 @@ export const PAGE_HTML = `<!doctype html>
 /** Computed once: the hashes cover the exact text served in every response. */
 export const PAGE_CSP = [
   "default-src 'none'",
-  `script-src ${sha256(PAGE_SCRIPT)}`,
-  `style-src ${sha256(PAGE_STYLE)}`,
+  `script-src ${await sha256(PAGE_SCRIPT)}`,
+  `style-src ${await sha256(PAGE_STYLE)}`,
   "connect-src 'self'",
   "base-uri 'none'",
   "object-src 'none'",

@@ -83,6 +83,8 @@ export interface PoolOptions {
   spares?: number;
   /** Default: a quarter of the time limit, at most 250 ms. */
   longMs?: number;
+  /** How long a cancelled request may go on to finish; default CANCEL_GRACE_MS (job.ts). */
+  cancelGraceMs?: number;
 }
 
 class Worker {
@@ -448,6 +450,7 @@ export class WorkerPool {
           maxAnswerBytes: this.#maxAnswer,
           stallMs: this.#stallMs,
           rerunnable,
+          cancelGraceMs: this.options.cancelGraceMs,
         }, {
           kill: (reason, ranMs) => {
             if (reason === "timeout" || (reason === "cancelled" && ranMs >= this.#longMs)) {

@@ -75,15 +75,37 @@ export class FrameReader {
   }
 
   async read(): Promise<Frame | null> {
-    if (!(await this.#fill(4))) return null;
+    if (!(await this.#fill(5))) return null;
     const len = new DataView(this.#buf.buffer, this.#start, 4).getUint32(0);
     if (len - 1 > this.maxFrame) throw new FrameTooLargeError(len - 1);
+    if (4 + len > this.#buf.length) return await this.#readLarge(len - 1);
     if (!(await this.#fill(4 + len))) return null;
     const kind = this.#buf[this.#start + 4];
     const payload = this.#buf.slice(this.#start + 5, this.#start + 4 + len);
     this.#start += 4 + len;
     if (this.#start === this.#end) this.#start = this.#end = 0;
     return { kind, payload };
+  }
+
+  /**
+   * A frame larger than the buffer (a whole answer) is read straight into its own array, which
+   * becomes the payload: no copy through the buffer, which keeps its size.
+   */
+  async #readLarge(size: number): Promise<Frame | null> {
+    const kind = this.#buf[this.#start + 4];
+    let buffer = new ArrayBuffer(size);
+    const have = Math.min(this.#end - this.#start - 5, size);
+    new Uint8Array(buffer).set(this.#buf.subarray(this.#start + 5, this.#start + 5 + have));
+    this.#start += 5 + have;
+    if (this.#start === this.#end) this.#start = this.#end = 0;
+    for (let got = have; got < size;) {
+      const { value, done } = await this.#reader.read(new Uint8Array(buffer, got, size - got));
+      if (done || !value) return null;
+      // A BYOB read hands the memory back in a new ArrayBuffer.
+      buffer = value.buffer as ArrayBuffer;
+      got += value.byteLength;
+    }
+    return { kind, payload: new Uint8Array(buffer) };
   }
 
   cancel(): void {

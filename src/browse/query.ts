@@ -1,7 +1,14 @@
 import { EPONYMOUS_MODULES, SCHEMA_MODULES } from "./allow.ts";
 import type { Db, Params } from "./db.ts";
 import { csvHeader, csvLine } from "./encode_csv.ts";
-import { jsonHead, jsonRow, jsonTail, MAX_JSON_ANSWER_CHARS } from "./encode_json.ts";
+import {
+  JsonBody,
+  jsonHead,
+  jsonRow,
+  jsonRowOf,
+  jsonTail,
+  MAX_JSON_ANSWER_CHARS,
+} from "./encode_json.ts";
 import { XML_TAIL, xmlHead, xmlRow } from "./encode_xml.ts";
 import {
   checkProgram,
@@ -11,6 +18,7 @@ import {
   RefusedError,
   writes,
 } from "./guard.ts";
+import type { ProgramCache } from "./programs.ts";
 import type { WorkerHead, WorkerRequest } from "./protocol.ts";
 import {
   explainPrefix,
@@ -26,7 +34,7 @@ import { toApiValue } from "./values.ts";
 /** Where an answer goes: a head, body text in chunks, an end. */
 export interface Sink {
   head(head: WorkerHead): void;
-  chunk(text: string): void;
+  chunk(body: string | Uint8Array): void;
   end(end: { ok: boolean; rows: number; durationMs: number }): void;
 }
 
@@ -163,6 +171,8 @@ export interface QueryContext {
   write: boolean;
   label: string;
   unlistable: UnlistableObjects;
+  /** Listings kept by a read-only worker; without it every statement is listed anew. */
+  programs?: ProgramCache;
 }
 
 /** Runs one query request: checks, runs and encodes it, answering through the sink. */
@@ -213,7 +223,10 @@ export async function runQuery(
   const check = async (runSql: string) => {
     // An EXPLAIN is checked as the statement it explains.
     const target = mode === "none" ? runSql : innerSql;
-    const { ops, vtabs } = await db.program(target, () => probes(db, extraModules));
+    const list = () => probes(db, extraModules);
+    const { ops, vtabs } = ctx.programs && !ctx.write && !db.remote
+      ? await ctx.programs.program(db, target, list)
+      : await db.program(target, list);
     // Listing a write does not write; what it would call and open is checked all the same.
     checkProgram(ops, { write: write || mode !== "none", vtabs });
     return { writes: mode === "none" && writes(ops) };
@@ -226,7 +239,7 @@ export async function runQuery(
   let truncated = false;
   let buf = "";
   let size = 0;
-  const parts: string[] = [];
+  const body = new JsonBody();
   let headSent = false;
   const flush = (force: boolean) => {
     if (buf.length >= CHUNK || (force && buf.length > 0)) {
@@ -260,18 +273,20 @@ export async function runQuery(
       truncated = true;
       return false;
     }
-    const converted = row.map(toApiValue);
     if (!download) {
-      const piece = jsonRow(converted, rows === 0);
-      if (size + piece.length > MAX_JSON_ANSWER_CHARS) {
+      const piece = jsonRowOf(row);
+      // With the comma before every row but the first.
+      const chars = piece.length + (rows === 0 ? 0 : 1);
+      if (size + chars > MAX_JSON_ANSWER_CHARS) {
         truncated = true;
         return false;
       }
-      size += piece.length;
-      parts.push(piece);
+      size += chars;
+      body.add(rows === 0 ? jsonHead(columns) + piece : "," + piece);
       rows++;
       return true;
     }
+    const converted = row.map(toApiValue);
     rows++;
     if (req.format === "csv") buf += csvLine(converted);
     else if (req.format === "xml") buf += xmlRow(columns, converted);
@@ -324,9 +339,11 @@ export async function runQuery(
     flush(true);
   } else {
     sink.head({ status: 200, contentType: JSON_TYPE });
-    sink.chunk(jsonHead(columns));
-    for (let i = 0; i < parts.length; i += 1024) sink.chunk(parts.slice(i, i + 1024).join(""));
-    sink.chunk(jsonTail(stats, truncated));
+    if (rows === 0) body.add(jsonHead(columns));
+    body.add(jsonTail(stats, truncated));
+    // One piece: the worker sends it as one frame, which the server takes as the body itself.
+    sink.chunk(body.bytes());
+    body.release();
   }
   sink.end({ ok: true, rows, durationMs });
 }

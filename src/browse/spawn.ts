@@ -1,4 +1,4 @@
-import { isRemote } from "./db.ts";
+import { isRemote } from "./db_url.ts";
 import type { WorkerConfig } from "./protocol.ts";
 
 /** How to start one worker process. */

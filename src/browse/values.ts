@@ -1,7 +1,7 @@
 /** A result value as the API sends it. */
 export type ApiValue = number | string | null | { $base64: true; encoded: string };
 
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+export const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 function base64(bytes: Uint8Array): string {
   let s = "";

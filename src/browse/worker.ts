@@ -9,6 +9,7 @@ import {
   FrameReader,
   type WorkerConfig,
   type WorkerEnd,
+  type WorkerHead,
   type WorkerRequest,
 } from "./protocol.ts";
 
@@ -20,19 +21,52 @@ function writeAll(bytes: Uint8Array): void {
   while (off < bytes.length) off += Deno.stdout.writeSync(bytes.subarray(off));
 }
 
-/**
- * One reused buffer for body frames: encoding every chunk into fresh arrays left tens of MB of
- * garbage per large download before V8 collected it.
- */
-let out = new Uint8Array(256 * 1024);
+/** Pending output is written once it reaches this size, so a download keeps its back-pressure. */
+const FLUSH_BYTES = 64 * 1024;
+/** A buffer grown past this by a large answer is given back once that answer is written. */
+const KEEP_BYTES = 1024 * 1024;
 
-function writeText(text: string): void {
-  const need = 5 + text.length * 3;
-  if (need > out.length) out = new Uint8Array(need);
-  const { written } = encoder.encodeInto(text, out.subarray(5));
-  new DataView(out.buffer).setUint32(0, written + 1);
-  out[4] = FRAME_BODY;
-  writeAll(out.subarray(0, 5 + written));
+/**
+ * Frames waiting to be written, in one reused buffer: an answer's head, body and end go out in
+ * one write (one wake-up of the server), and encoding into fresh arrays per chunk left tens of
+ * MB of garbage per large download before V8 collected it.
+ */
+class Output {
+  #buf = new Uint8Array(256 * 1024);
+  #len = 0;
+
+  #room(n: number): void {
+    if (this.#len + n <= this.#buf.length) return;
+    const next = new Uint8Array(Math.max(this.#len + n, this.#buf.length * 2));
+    next.set(this.#buf.subarray(0, this.#len));
+    this.#buf = next;
+  }
+
+  /** Appends a frame; writes what is pending once that reaches FLUSH_BYTES. */
+  frame(kind: number, body: string | Uint8Array): void {
+    let written = body.length;
+    if (typeof body === "string") {
+      this.#room(5 + body.length * 3);
+      written = encoder.encodeInto(body, this.#buf.subarray(this.#len + 5)).written;
+    } else {
+      this.#room(5 + body.length);
+      this.#buf.set(body, this.#len + 5);
+    }
+    new DataView(this.#buf.buffer).setUint32(this.#len, written + 1);
+    this.#buf[this.#len + 4] = kind;
+    this.#len += 5 + written;
+    if (this.#len >= FLUSH_BYTES) this.flush();
+  }
+
+  flush(): void {
+    writeAll(this.#buf.subarray(0, this.#len));
+    this.#len = 0;
+  }
+
+  /** Between answers: a buffer grown by a large one is given back (kept during it). */
+  trim(): void {
+    if (this.#buf.length > KEEP_BYTES) this.#buf = new Uint8Array(256 * 1024);
+  }
 }
 
 /** The ways the database's path may be spelled in an SQLite message. */
@@ -82,9 +116,15 @@ export async function runWorker(): Promise<void> {
   writeAll(encodeFrame(FRAME_JSON, JSON.stringify({ ready: true })));
   // The end frame waits until the connection has been checked, so a spoiled worker can say so.
   let end: WorkerEnd | undefined;
+  const out = new Output();
   const sink = {
-    head: (h: unknown) => writeAll(encodeFrame(FRAME_JSON, JSON.stringify(h))),
-    chunk: (text: string) => writeText(text),
+    head: (h: WorkerHead) => {
+      out.frame(FRAME_JSON, JSON.stringify(h));
+      // A download's client waits for its head while the rows are read; an answer sent whole
+      // goes out with its body.
+      if (h.filename !== undefined) out.flush();
+    },
+    chunk: (body: string | Uint8Array) => out.frame(FRAME_BODY, body),
     end: (e: WorkerEnd) => (end = e),
   };
   for (;;) {
@@ -96,7 +136,9 @@ export async function runWorker(): Promise<void> {
       ...(end ?? { ok: false, rows: 0, durationMs: 0 }),
       ...(executor.spoiled ? { recycle: true } : {}),
     };
-    writeAll(encodeFrame(FRAME_END, JSON.stringify(last)));
+    out.frame(FRAME_END, JSON.stringify(last));
+    out.flush();
+    out.trim();
     if (executor.spoiled) break;
   }
   db.close();

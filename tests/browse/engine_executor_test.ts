@@ -10,7 +10,7 @@ async function ask(executor: Executor, req: WorkerRequest) {
   let text = "";
   await executor.handle(req, {
     head: (h) => (status = h.status),
-    chunk: (t) => (text += t),
+    chunk: (t) => (text += typeof t === "string" ? t : new TextDecoder().decode(t)),
     end: () => {},
   });
   return { status, body: JSON.parse(text) };
@@ -71,5 +71,32 @@ Deno.test("executor: a setting changed behind the checks is put back before the 
     assert.equal(executor.spoiled, true);
   } finally {
     db.close();
+  }
+});
+
+Deno.test("executor: a kept program check is redone when another connection changes the schema", async () => {
+  const path = await makeFixtureDb();
+  const writer = openLocal(path, true);
+  await writer.all("CREATE VIEW v AS SELECT 1 AS one");
+  const db = openLocal(path, false);
+  const executor = new Executor(db, false, "fixture.db");
+  await executor.init();
+  try {
+    // Twice: the second run is answered from the kept listing.
+    for (let i = 0; i < 2; i++) {
+      const r = await ask(executor, query("SELECT * FROM v"));
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.deepEqual(r.body.rows, [[1]]);
+    }
+    // The same text now reaches a refused function through the view: listed anew and refused.
+    await writer.all("DROP VIEW v");
+    // fts5_source_id() is harmless to SQLite (allowed in a view) but not on the allow-list.
+    await writer.all("CREATE VIEW v AS SELECT fts5_source_id() AS one");
+    const r = await ask(executor, query("SELECT * FROM v"));
+    assert.equal(r.status, 403, JSON.stringify(r.body));
+    assert.match(r.body.error, /fts5_source_id/);
+  } finally {
+    db.close();
+    writer.close();
   }
 });

@@ -172,3 +172,35 @@ Deno.test(
     }
   }),
 );
+
+Deno.test("cancel: a query whose client hangs up just after it started may finish and keep its worker", async () => {
+  const path = await makeFixtureDb();
+  // A grace longer than the test: the cheap query's own end comes first, never the kill.
+  const s = await startPoolServer(path, { timeoutMs: 600_000, cancelGraceMs: 600_000 });
+  const kills: unknown[] = [];
+  const stop = s.pool.observe((e) => e.type === "killed" && kills.push(e));
+  try {
+    const ac = new AbortController();
+    const req = { op: "query", sql: "SELECT 1", format: "json", maxRows: 10 } as const;
+    const running = nextEvent(s.pool, "run");
+    const answer = s.pool.run(req, false, ac.signal);
+    const { pid } = await running;
+    // Gone while its query runs (the run event comes before the job is under way).
+    await Promise.resolve();
+    ac.abort();
+    const a = await answer;
+    assert.equal(a.head.status, 200);
+    // Not recorded as a call someone received.
+    assert.equal(await a.done, null);
+    assert.deepEqual(kills, []);
+    assert.ok(s.pool.pids.includes(pid));
+    // The same worker serves the next request.
+    const next = nextEvent(s.pool, "run");
+    await (await s.pool.run({ ...req, sql: "SELECT 2" })).done;
+    assert.equal((await next).pid, pid);
+    assert.deepEqual(kills, []);
+  } finally {
+    stop();
+    await s.close();
+  }
+});

@@ -1,0 +1,36 @@
+import type { Db } from "./db.ts";
+import { type Op, usesVtabs } from "./guard.ts";
+
+/** How many listed programs a worker keeps. */
+const KEPT = 256;
+
+/**
+ * The EXPLAIN listings of the statements a read-only worker checked, by schema version and
+ * exact text: listing a program cost more than running a point query (about 40 % of a worker's
+ * time on one). A program is a function of its text, the schema and the connection's settings.
+ * The settings are back at their baseline before every request (settings.ts); the schema
+ * version is read after the statement was prepared, so a schema changed since (by anyone) is
+ * listed anew, as SQLite itself recompiles. Programs that open virtual tables are never kept:
+ * their allowed pointers are taken at each moment. A --write worker keeps nothing, since its
+ * own statements can change the temp schema, whose version is separate.
+ */
+export class ProgramCache {
+  #kept = new Map<string, Op[]>();
+
+  async program(
+    db: Db,
+    sql: string,
+    probes: () => Promise<Map<string, string>>,
+  ): Promise<{ ops: Op[]; vtabs: Map<string, string> }> {
+    const version = (await db.often("SELECT * FROM pragma_schema_version"))[0];
+    const key = `${version}\n${sql}`;
+    const kept = this.#kept.get(key);
+    if (kept) return { ops: kept, vtabs: new Map() };
+    const listed = await db.program(sql, probes);
+    if (!usesVtabs(listed.ops)) {
+      this.#kept.set(key, listed.ops);
+      if (this.#kept.size > KEPT) this.#kept.delete(this.#kept.keys().next().value!);
+    }
+    return listed;
+  }
+}
