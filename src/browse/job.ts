@@ -268,8 +268,7 @@ export async function runJob(
       errorStream = (error) => {
         settleDownload(null);
         try {
-          // Deno logs this error: a plain one prints as one line.
-          controller.error(new Error(error.message));
+          controller.error(transferError(error.message));
         } catch { /* already closed */ }
       };
     },
@@ -287,7 +286,7 @@ export async function runJob(
           // The worker ended the body early (an SQL error after the head went out): the
           // file is incomplete, so the transfer must fail rather than end cleanly.
           if (end.ok) controller.close();
-          else controller.error(new Error("the query failed during the download"));
+          else controller.error(transferError("the query failed during the download"));
         }
       } catch {
         // stop() has errored the stream already, so Deno ends the transfer without its final
@@ -295,7 +294,7 @@ export async function runJob(
         // gone gets a quiet end (there is no transfer left to fail, and nothing to log).
         try {
           if (failure instanceof RequestCancelledError) controller.close();
-          else controller.error(new Error(failure?.message));
+          else controller.error(transferError(failure?.message ?? "the query worker failed"));
         } catch { /* errored already */ }
       }
     },
@@ -303,4 +302,14 @@ export async function runJob(
   }, { highWaterMark: 0 });
   clientTurn();
   return { head, body, done };
+}
+
+/**
+ * The error that fails a download's transfer. Deno's server logs it to stderr; with its stack
+ * cut to one line, that log is one line naming what happened, not a trace of our internals.
+ */
+function transferError(message: string): Error {
+  const error = new Error(message);
+  error.stack = `courier browse: a download ended early: ${message}`;
+  return error;
 }
