@@ -1,6 +1,6 @@
-import { Parser } from "htmlparser2";
 import { type DeclaredEntities, decodeEntities } from "./entities.ts";
 import { BLOCK_ELEMENTS } from "./text.ts";
+import { scanXml } from "./xml_scan.ts";
 
 /**
  * A light element tree. Names are lower-cased and carry a canonical prefix chosen by namespace
@@ -79,8 +79,8 @@ export type OnClose = (element: XmlElement, parent: XmlElement, complete: boolea
 const NO_NESTING = new Set(["item", "entry", "rss:item", "atom:entry"]);
 
 /**
- * Parses XML leniently with htmlparser2 (the fastest of the lenient candidates we measured):
- * unclosed and mismatched tags are closed implicitly, a bare `&` is text. Returns the top-level
+ * Parses XML leniently (see scanXml: htmlparser2's reading, faster): unclosed and mismatched
+ * tags are closed implicitly, a bare `&` is text. Returns the top-level
  * elements, normally one; junk before the real root (a PHP warning, say) becomes extra ones.
  */
 export function parseXml(
@@ -93,10 +93,8 @@ export function parseXml(
   const stack: XmlElement[] = [];
   const scopes: Scope[] = [{ prefixes: {}, names: new Map() }];
   const scopeDepth: number[] = [];
-  let inCdata = false;
 
   const rawNames: string[] = [];
-  let ending = false;
   const closeTop = (complete: boolean) => {
     const element = stack.pop()!;
     rawNames.pop();
@@ -114,7 +112,19 @@ export function parseXml(
     }
   };
 
-  const parser = new Parser({
+  const addText = (data: string, cdata: boolean) => {
+    if (stack.length === 0) return;
+    const element = stack[stack.length - 1];
+    // Indentation between child elements is not content; keeping it would cost a string and a
+    // mixed-content list on every container.
+    if (element.children.length && !element.mixed && !cdata && !NOT_SPACE.test(data)) return;
+    const value = cdata ? data : decodeEntities(data, entities);
+    element.text += value;
+    if (element.mixed) element.mixed.push(value);
+    else if (element.children.length) element.mixed = [...element.children, value];
+  };
+
+  scanXml(text, {
     onopentag(rawName, attrs) {
       if (NO_NESTING.has(rawName)) {
         const open = rawNames.lastIndexOf(rawName);
@@ -164,40 +174,20 @@ export function parseXml(
       stack.push(element);
       rawNames.push(rawName);
     },
-    onclosetag(rawName) {
-      // htmlparser2 keeps its own stack; ours may already have closed this element (see
+    onclosetag(rawName, atEnd) {
+      // The scanner keeps its own stack; ours may already have closed this element (see
       // NO_NESTING), so close by name and ignore a close for an element we do not have open.
       const at = rawNames.lastIndexOf(rawName);
       if (at < 0) return;
-      while (stack.length > at) closeTop(!ending);
+      while (stack.length > at) closeTop(!atEnd);
     },
     ontext(data) {
-      if (stack.length === 0) return;
-      const element = stack[stack.length - 1];
-      // Indentation between child elements is not content; keeping it would cost a string and a
-      // mixed-content list on every container.
-      if (element.children.length && !element.mixed && !inCdata && !NOT_SPACE.test(data)) return;
-      const value = inCdata ? data : decodeEntities(data, entities);
-      element.text += value;
-      if (element.mixed) element.mixed.push(value);
-      else if (element.children.length) element.mixed = [...element.children, value];
+      addText(data, false);
     },
-    oncdatastart() {
-      inCdata = true;
+    oncdata(data) {
+      addText(data, true);
     },
-    oncdataend() {
-      inCdata = false;
-    },
-  }, {
-    xmlMode: true,
-    decodeEntities: false,
-    lowerCaseTags: true,
-    lowerCaseAttributeNames: true,
   });
-  parser.write(text);
-  // Whatever closes from here on was still open when the document ended.
-  ending = true;
-  parser.end();
   return roots;
 }
 
