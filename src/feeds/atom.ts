@@ -106,16 +106,23 @@ export function atomEntry(entry: XmlElement, ns: string): Entry {
   if (link === null && id !== null && /^https?:\/\/\S+$/i.test(id)) {
     link = resolveUrl(id, entry.base);
   }
-  const summaryEl = summary ?? content;
-  const summaryText = summaryEl ? atomText(summaryEl) : media ? collapse(textOf(media)) : "";
   return finishEntry(
     id,
     link,
     titleText,
     parseDate(published) ?? parseDate(issued),
     parseDate(updated),
-    summaryText,
+    entrySummary(summary ?? content, media),
   );
+}
+
+/** The summary of an entry, read when first asked for; the closure holds only its elements. */
+function entrySummary(
+  text: XmlElement | undefined,
+  media: XmlElement | undefined,
+): () => string {
+  if (text) return () => atomText(text);
+  return media ? () => collapse(textOf(media)) : () => "";
 }
 
 /** The title and web page of an Atom feed, read from the children of its root. */

@@ -75,10 +75,14 @@ export function rssEntry(item: XmlElement, ns: string): Entry {
     if (/^https?:\/\//i.test(id)) link = resolveUrl(id, guid.base);
   }
   link ??= enclosure;
-  const summarySource = description ?? content ?? extraSummary;
-  const summary = summarySource ? htmlToText(textOf(summarySource)) : "";
   const published = parseDate(pubDate) ?? parseDate(dcDate);
+  const summary = htmlSummary(description ?? content ?? extraSummary);
   return finishEntry(id, link, titleText, published, parseDate(updatedText), summary);
+}
+
+/** The summary of an item, read when first asked for; the closure holds only its element. */
+function htmlSummary(source: XmlElement | undefined): () => string {
+  return source ? () => htmlToText(textOf(source)) : () => "";
 }
 
 /** The title and web page of an RSS channel. */

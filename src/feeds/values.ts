@@ -29,21 +29,30 @@ export function nonEmpty(text: string): string | null {
   return text === "" ? null : text;
 }
 
-/** An Entry from the values a format mapped, with identity's fallbacks applied. */
+/**
+ * An Entry from the values a format mapped, with identity's fallbacks applied. The summary is
+ * worked out when it is first read, by `summaryOf`: turning HTML into text was a third of a
+ * large feed's parse, and most entries never need it (preview prints none; a run sends only the
+ * new ones). Only an entry without id or link needs it at once, for its content hash.
+ */
 export function finishEntry(
   id: string | null,
   link: string | null,
   title: string,
   published: Date | null,
   updated: Date | null,
-  summary: string,
+  summaryOf: () => string,
 ): Entry {
+  let summary: string | undefined;
+  const summaryText = () => (summary ??= summaryOf());
   return {
-    id: id ?? link ?? contentId(title, summary),
+    id: id ?? link ?? contentId(title, summaryText()),
     link,
     title,
     published: published ?? updated,
     updated,
-    summary,
+    get summary() {
+      return summaryText();
+    },
   };
 }
