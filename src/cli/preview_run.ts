@@ -74,21 +74,31 @@ function renderText(preview: Preview): string {
   return lines.join("\n");
 }
 
-function renderJson(preview: Preview): string {
-  return JSON.stringify(
-    {
-      format: preview.format,
-      title: preview.title,
-      entries: preview.entries.map((e) => ({
-        id: e.id,
-        link: e.link,
-        title: e.title,
-        published: e.published ? formatRfc3339(e.published) : null,
-      })),
-    },
-    null,
-    2,
-  );
+/**
+ * Writes `{"format", "title", "entries"}` as JSON.stringify(value, null, 2) would, one entry at
+ * a time in chunks, so a large feed's output is never one string (nor its bytes) in memory.
+ */
+function writeJson(preview: Preview): void {
+  const encoder = new TextEncoder();
+  let chunk = `{\n  "format": ${JSON.stringify(preview.format)},\n  "title": ${
+    JSON.stringify(preview.title)
+  },\n  "entries": [`;
+  const flush = () => {
+    const bytes = encoder.encode(chunk);
+    for (let written = 0; written < bytes.length;) {
+      written += Deno.stdout.writeSync(bytes.subarray(written));
+    }
+    chunk = "";
+  };
+  preview.entries.forEach((e, i) => {
+    const published = e.published ? JSON.stringify(formatRfc3339(e.published)) : "null";
+    chunk += `${i === 0 ? "" : ","}\n    {\n      "id": ${JSON.stringify(e.id)},\n      "link": ${
+      JSON.stringify(e.link)
+    },\n      "title": ${JSON.stringify(e.title)},\n      "published": ${published}\n    }`;
+    if (chunk.length >= 65536) flush();
+  });
+  chunk += preview.entries.length ? "\n  ]\n}\n" : "]\n}\n";
+  flush();
 }
 
 /** `--proxy` as the config takes it ("" = direct); its errors never show the password. */
@@ -137,6 +147,7 @@ export async function run(argv: string[]): Promise<number> {
     await proxyClient.close();
   }
   for (const warning of preview.warnings) console.error(`warning: ${warning}`);
-  console.log(values.json ? renderJson(preview) : renderText(preview));
+  if (values.json) writeJson(preview);
+  else console.log(renderText(preview));
   return 0;
 }

@@ -63,6 +63,9 @@ function monthNumber(name: string): number | undefined {
 
 /** Minutes east of UTC for a zone text, or undefined when unreadable. Empty means UTC. */
 function zoneOffset(zone: string): number | undefined {
+  // The usual case first ("GMT", "+0000" is not a name): the clean-up below would not change it.
+  const plain = ZONES[zone.toLowerCase()];
+  if (plain !== undefined) return plain;
   const z = zone.trim().replace(/\s*\(.*\)$/, "").replace(/^\(|\)$/g, "");
   if (z === "") return 0;
   const named = ZONES[z.toLowerCase()];
@@ -177,5 +180,6 @@ export function parseDate(text: string | undefined | null): Date | null {
 
 /** RFC 3339 in UTC, without fractional seconds when there are none. */
 export function formatRfc3339(date: Date): string {
-  return date.toISOString().replace(/\.000Z$/, "Z");
+  const iso = date.toISOString();
+  return iso.endsWith(".000Z") ? `${iso.slice(0, -5)}Z` : iso;
 }

@@ -28,8 +28,11 @@ function hasOwnId(entry: Entry): boolean {
  */
 export function orderEntries(lists: readonly (readonly Entry[])[]): Entry[] {
   const ids = new Set<string>();
-  /** For each link, the lists it was seen in, and whether an entry without own id had it there. */
-  const links = new Map<string, { lists: Set<number>; anonymousIn: Set<number> }>();
+  /**
+   * For each link, the lists it was seen in, and those where an entry without own id had it.
+   * Arrays, not sets: they hold one or two numbers, and a large feed has a link per entry.
+   */
+  const links = new Map<string, { lists: number[]; anonymousIn: number[] }>();
   const merged: Entry[] = [];
   lists.forEach((list, listIndex) => {
     for (let i = list.length - 1; i >= 0; i--) {
@@ -38,15 +41,15 @@ export function orderEntries(lists: readonly (readonly Entry[])[]): Entry[] {
       const own = hasOwnId(entry);
       const seen = entry.link === null ? undefined : links.get(entry.link);
       if (seen) {
-        const elsewhere = seen.lists.size > (seen.lists.has(listIndex) ? 1 : 0);
-        if (elsewhere || (!own && seen.anonymousIn.has(listIndex))) continue;
+        const elsewhere = seen.lists.length > (seen.lists.includes(listIndex) ? 1 : 0);
+        if (elsewhere || (!own && seen.anonymousIn.includes(listIndex))) continue;
       }
       ids.add(entry.id);
       if (entry.link !== null) {
-        const record = seen ?? { lists: new Set<number>(), anonymousIn: new Set<number>() };
-        record.lists.add(listIndex);
-        if (!own) record.anonymousIn.add(listIndex);
-        links.set(entry.link, record);
+        if (seen) {
+          if (!seen.lists.includes(listIndex)) seen.lists.push(listIndex);
+          if (!own && !seen.anonymousIn.includes(listIndex)) seen.anonymousIn.push(listIndex);
+        } else links.set(entry.link, { lists: [listIndex], anonymousIn: own ? [] : [listIndex] });
       }
       merged.push(entry);
     }
