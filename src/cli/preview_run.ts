@@ -34,18 +34,23 @@ async function previewUrl(
   return { ...read, warnings: read.warnings.filter((w) => w !== unwanted) };
 }
 
-async function previewFile(path: string, type: FeedType | undefined): Promise<Preview> {
-  let bytes: Uint8Array;
+async function readFileBytes(path: string): Promise<Uint8Array> {
   try {
-    bytes = await Deno.readFile(path);
+    return await Deno.readFile(path);
   } catch (error) {
     const reason = error instanceof Deno.errors.NotFound
       ? "no such file"
       : (error as Error).message.split("\n")[0];
     throw new UserError(`courier preview: ${path}: ${reason}`, 1);
   }
+}
+
+async function previewFile(path: string, type: FeedType | undefined): Promise<Preview> {
+  const url = pathToFileURL(resolve(path)).href;
   try {
-    const parsed = parseFeed(bytes, pathToFileURL(resolve(path)).href);
+    // The bytes go straight to the parser, which drops them once decoded; summaries are never
+    // shown here.
+    const parsed = parseFeed(await readFileBytes(path), url, null, { summaries: false });
     const mismatch = type ? typeMismatch(parsed.format, type) : null;
     return {
       format: parsed.format,

@@ -49,8 +49,11 @@ export function pickAtomLink(links: XmlElement[]): string | null {
   return best ? resolveUrl(best.attrs.href, best.base) : null;
 }
 
-/** One Atom entry; `ns` is the prefix its children carry ("" for Atom without a namespace). */
-export function atomEntry(entry: XmlElement, ns: string): Entry {
+/**
+ * One Atom entry; `ns` is the prefix its children carry ("" for Atom without a namespace).
+ * Without `withSummary` the summary is left empty (see finishEntry).
+ */
+export function atomEntry(entry: XmlElement, ns: string, withSummary = true): Entry {
   let id: string | null = null;
   let title: XmlElement | undefined;
   const links: XmlElement[] = [];
@@ -113,10 +116,11 @@ export function atomEntry(entry: XmlElement, ns: string): Entry {
     parseDate(published) ?? parseDate(issued),
     parseDate(updated),
     entrySummary(summary ?? content, media),
+    withSummary,
   );
 }
 
-/** The summary of an entry, read when first asked for; the closure holds only its elements. */
+/** How to read an entry's summary, should it be wanted. */
 function entrySummary(
   text: XmlElement | undefined,
   media: XmlElement | undefined,

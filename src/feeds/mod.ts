@@ -8,7 +8,7 @@ export type { Validators } from "./fetch.ts";
 export { Deadlines, processDeadlines, USER_AGENT } from "./fetch.ts";
 export { orderEntries } from "./merge.ts";
 export { MAX_PAUSE_MS, parseRetryAfter, processPauses, ServerPauses } from "./retry_after.ts";
-export { type FeedFormat, type ParsedFeed, parseFeed } from "./parse.ts";
+export { type FeedFormat, type ParsedFeed, parseFeed, type ParseOptions } from "./parse.ts";
 export {
   DEFAULT_MAX_BYTES,
   DEFAULT_TIMEOUT_MS,

@@ -5,8 +5,11 @@ import { collapse, htmlToText, maybeHtmlToText } from "./text.ts";
 import { finishEntry, nonEmpty, resolveUrl, textOf } from "./values.ts";
 import { child, type XmlElement } from "./xml.ts";
 
-/** One RSS item (0.9x, 1.0 or 2.0); `ns` is the prefix its children carry ("" for RSS 2.0). */
-export function rssEntry(item: XmlElement, ns: string): Entry {
+/**
+ * One RSS item (0.9x, 1.0 or 2.0); `ns` is the prefix its children carry ("" for RSS 2.0).
+ * Without `withSummary` the summary is left empty (see finishEntry).
+ */
+export function rssEntry(item: XmlElement, ns: string, withSummary = true): Entry {
   let title: XmlElement | undefined;
   let link: string | null = null;
   let guid: XmlElement | undefined;
@@ -77,10 +80,10 @@ export function rssEntry(item: XmlElement, ns: string): Entry {
   link ??= enclosure;
   const published = parseDate(pubDate) ?? parseDate(dcDate);
   const summary = htmlSummary(description ?? content ?? extraSummary);
-  return finishEntry(id, link, titleText, published, parseDate(updatedText), summary);
+  return finishEntry(id, link, titleText, published, parseDate(updatedText), summary, withSummary);
 }
 
-/** The summary of an item, read when first asked for; the closure holds only its element. */
+/** How to read an item's summary, should it be wanted. */
 function htmlSummary(source: XmlElement | undefined): () => string {
   return source ? () => htmlToText(textOf(source)) : () => "";
 }

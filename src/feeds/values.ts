@@ -30,10 +30,10 @@ export function nonEmpty(text: string): string | null {
 }
 
 /**
- * An Entry from the values a format mapped, with identity's fallbacks applied. The summary is
- * worked out when it is first read, by `summaryOf`: turning HTML into text was a third of a
- * large feed's parse, and most entries never need it (preview prints none; a run sends only the
- * new ones). Only an entry without id or link needs it at once, for its content hash.
+ * An Entry from the values a format mapped, with identity's fallbacks applied. `summaryOf` turns
+ * the summary from HTML into text, a third of a large feed's parse: it runs only when the
+ * caller wants summaries (preview prints none) or identity needs one, for an entry with neither
+ * id nor link; otherwise the summary is left empty.
  */
 export function finishEntry(
   id: string | null,
@@ -42,17 +42,16 @@ export function finishEntry(
   published: Date | null,
   updated: Date | null,
   summaryOf: () => string,
+  withSummary: boolean,
 ): Entry {
-  let summary: string | undefined;
-  const summaryText = () => (summary ??= summaryOf());
+  const own = id ?? link;
+  const summary = withSummary || own === null ? summaryOf() : "";
   return {
-    id: id ?? link ?? contentId(title, summaryText()),
+    id: own ?? contentId(title, summary),
     link,
     title,
     published: published ?? updated,
     updated,
-    get summary() {
-      return summaryText();
-    },
+    summary,
   };
 }

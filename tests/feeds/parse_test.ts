@@ -80,6 +80,24 @@ Deno.test("identity: guid, else link, else a stable hash of title and content", 
   assert.notEqual(contentId("C", "body"), contentId("C", "body2"));
 });
 
+Deno.test("without summaries, entries keep their ids and only a hashed entry reads its summary", () => {
+  const doc = `<rss><channel>
+    <item><guid>g1</guid><title>A</title><description>&lt;p&gt;one&lt;/p&gt;</description></item>
+    <item><title>C</title><description>&lt;b&gt;body&lt;/b&gt;</description></item>
+  </channel></rss>
+  `;
+  const full = parseFeed(doc, BASE).entries;
+  const bare = parseFeed(doc, BASE, null, { summaries: false }).entries;
+  assert.deepEqual(full.map((e) => e.summary), ["one", "body"]);
+  assert.deepEqual(bare.map((e) => e.summary), ["", "body"]);
+  assert.deepEqual(bare.map((e) => e.id), full.map((e) => e.id));
+  assert.equal(bare[1].id, contentId("C", "body"));
+  const atom = `<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>x</id><title>T</title>
+    <summary type="html">&lt;i&gt;s&lt;/i&gt;</summary></entry></feed>`;
+  assert.equal(parseFeed(atom, BASE).entries[0].summary, "s");
+  assert.equal(parseFeed(atom, BASE, null, { summaries: false }).entries[0].summary, "");
+});
+
 function entry(id: string, link: string | null, date: string | null): Entry {
   const d = date ? new Date(date) : null;
   return { id, link, title: id, published: d, updated: null, summary: "" };
