@@ -1,37 +1,22 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { FeedType } from "../config/types.ts";
-import {
-  type Entry,
-  FeedError,
-  type FeedFormat,
-  formatRfc3339,
-  orderEntries,
-  parseFeed,
-  readFeed,
-  typeMismatch,
-} from "../feeds/mod.ts";
-import { openProxyClient } from "../net/client.ts";
-import { parseProxy, ProxyError } from "../net/proxy.ts";
+// The parser's own modules rather than feeds/mod.ts: a file needs no fetching, and mod.ts
+// brings the HTTP stack with it (see preview_url.ts).
+import { formatRfc3339 } from "../feeds/dates.ts";
+import type { Entry } from "../feeds/entry.ts";
+import { FeedError } from "../feeds/errors.ts";
+import { type FeedFormat, typeMismatch } from "../feeds/format.ts";
+import { orderEntries } from "../feeds/merge.ts";
+import { parseFeed } from "../feeds/parse.ts";
 import { parseCommandArgs } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
 
-interface Preview {
+export interface Preview {
   format: FeedFormat | null;
   title: string | null;
   entries: Entry[];
   warnings: string[];
-}
-
-async function previewUrl(
-  url: string,
-  type: FeedType | undefined,
-  client: Deno.HttpClient | undefined,
-): Promise<Preview> {
-  const read = await readFeed({ urls: [url], type: type ?? "rss", client });
-  // Without --type there is no hint to disagree with.
-  const unwanted = type === undefined && read.format ? typeMismatch(read.format, "rss") : null;
-  return { ...read, warnings: read.warnings.filter((w) => w !== unwanted) };
 }
 
 async function readFileBytes(path: string): Promise<Uint8Array> {
@@ -106,20 +91,6 @@ function writeJson(preview: Preview): void {
   flush();
 }
 
-/** `--proxy` as the config takes it ("" = direct); its errors never show the password. */
-function proxySpec(value: string | undefined, isUrl: boolean) {
-  if (value === undefined || value === "") return null;
-  if (!isUrl) throw new UsageError("courier preview: --proxy applies to a URL, not a FILE");
-  try {
-    return parseProxy(value);
-  } catch (error) {
-    if (error instanceof ProxyError) {
-      throw new UsageError(`courier preview: --proxy: ${error.message}`);
-    }
-    throw error;
-  }
-}
-
 /** `courier preview`: loaded by previewCommand.run only when the command runs. */
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs("preview", argv, {
@@ -138,18 +109,17 @@ export async function run(argv: string[]): Promise<number> {
   }
   const source = positionals[0];
   const isUrl = /^https?:\/\//i.test(source);
-  const proxy = proxySpec(values.proxy, isUrl);
-  const proxyClient = await openProxyClient(proxy);
+  if (!isUrl && values.proxy !== undefined && values.proxy !== "") {
+    throw new UsageError("courier preview: --proxy applies to a URL, not a FILE");
+  }
   let preview: Preview;
   try {
     preview = isUrl
-      ? await previewUrl(source, type, proxyClient.client)
+      ? await (await import("./preview_url.ts")).previewUrl(source, type, values.proxy)
       : await previewFile(source, type);
   } catch (error) {
     if (error instanceof FeedError) throw new UserError(`courier preview: ${error.message}`, 1);
     throw error;
-  } finally {
-    await proxyClient.close();
   }
   for (const warning of preview.warnings) console.error(`warning: ${warning}`);
   if (values.json) writeJson(preview);

@@ -15,6 +15,6 @@ export {
   type FeedRead,
   readFeed,
   type ReadOptions,
-  typeMismatch,
 } from "./read.ts";
+export { typeMismatch } from "./format.ts";
 export { formatRfc3339 } from "./dates.ts";
