@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { FeedError, orderEntries, parseFeed } from "../../src/feeds/mod.ts";
-import { parseDate } from "../../src/feeds/dates.ts";
+import { parseDate, patternDate } from "../../src/feeds/dates.ts";
 import { decodeEntities } from "../../src/feeds/entities.ts";
 import { contentId } from "../../src/feeds/identity.ts";
 import type { Entry } from "../../src/feeds/entry.ts";
@@ -184,4 +184,36 @@ Deno.test("atom: a license link is never the link; only a web-address id stands 
   const [a, b] = parseFeed(doc, BASE).entries;
   assert.equal(a.link, null);
   assert.equal(b.link, "https://e/2");
+});
+
+Deno.test("dates: the common forms' fast reading agrees with the general patterns", () => {
+  const pick = <T>(xs: T[], i: number) => xs[i % xs.length];
+  const zones = ["GMT", "UTC", "+0000", "-0500", "EST", "Z", "+01:00", "XYZ", "gmt", "+0530"];
+  const isoZones = ["Z", "+00:00", "-05:30", "+14:00", "z", "+0100", "", "+1:00", "Zx"];
+  const days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "Xyz", "1ab", "M,n", "Mo."];
+  const months = ["Jan", "Feb", "Mar", "Dec", "Mai", "Okt", "Foo", "jan", "JAN", "J.n", "J-n"];
+  const fields = ["00", "01", "09", "12", "13", "23", "24", "29", "31", "32", "59", "60", "99"];
+  const years = ["2024", "1999", "0099", "1799", "9999", "20x4"];
+  const inputs: string[] = [];
+  for (let i = 0; i < 4000; i++) {
+    const [d, h, m, s] = [i, i * 7, i * 11, i * 13].map((k) => pick(fields, k));
+    inputs.push(
+      `${pick(days, i * 3)}, ${d} ${pick(months, i * 5)} ${pick(years, i)} ${h}:${m}:${s} ` +
+        pick(zones, i * 17),
+      `${pick(years, i * 3)}-${pick(fields, i * 5)}-${d}T${h}:${m}:${s}` +
+        (i % 3 === 0 ? `.${String(i % 1000).padStart(3, "0")}` : i % 3 === 1 ? ".5" : "") +
+        pick(isoZones, i * 19),
+    );
+  }
+  for (const input of inputs) {
+    assert.deepEqual(parseDate(input), patternDate(input), input);
+  }
+  assert.equal(
+    parseDate("Wed, 31 Jan 2024 10:00:00 GMT")?.toISOString(),
+    "2024-01-31T10:00:00.000Z",
+  );
+  assert.equal(
+    parseDate("2024-01-31T10:00:00.250+01:00")?.toISOString(),
+    "2024-01-31T09:00:00.250Z",
+  );
 });
