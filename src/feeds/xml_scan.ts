@@ -1,5 +1,6 @@
 /** What the scanner reports, in document order. Names are lower-cased; text is raw (undecoded). */
 export interface XmlHandler {
+  /** `attrs` is shared and frozen when the element has none. */
   onopentag(name: string, attrs: Record<string, string>): void;
   /** `atEnd`: the element was still open when the document ended. */
   onclosetag(name: string, atEnd: boolean): void;
@@ -17,6 +18,12 @@ const DASH = 45;
 const BRACKET = 91;
 const DQUOTE = 34;
 const SQUOTE = 39;
+
+/**
+ * The attributes of every element that has none: most feed elements, and an object less each.
+ * Frozen, as consumers only read attributes.
+ */
+const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 9 || c === 13 || c === 12;
@@ -178,7 +185,7 @@ export function scanXml(text: string, handler: XmlHandler): void {
     }
     const name = text.slice(lt + 1, k).toLowerCase();
     open.push(name); // before its attributes, as htmlparser2 does: a cut-off tag is still closed
-    const attrs: Record<string, string> = {};
+    let attrs = NO_ATTRIBUTES;
     while (true) {
       if (k >= len) {
         textStart = len;
@@ -262,6 +269,7 @@ export function scanXml(text: string, handler: XmlHandler): void {
           value = text.slice(vStart, k);
         }
       }
+      if (attrs === NO_ATTRIBUTES) attrs = {};
       // The first of duplicate attributes wins.
       if (!Object.prototype.hasOwnProperty.call(attrs, key)) attrs[key] = value;
     }
@@ -273,6 +281,12 @@ export function scanXml(text: string, handler: XmlHandler): void {
   for (let i = open.length - 1; i >= 0; i--) handler.onclosetag(open[i], true);
 
   function closeNamed(name: string): void {
+    const last = open.length - 1;
+    if (last >= 0 && open[last] === name) {
+      open.pop();
+      handler.onclosetag(name, false);
+      return;
+    }
     const at = open.lastIndexOf(name);
     if (at < 0) return;
     for (let i = open.length - 1; i >= at; i--) handler.onclosetag(open[i], false);
