@@ -132,6 +132,13 @@ Deno.test("merge: within one document, entries without ids merge by link", () =>
   // One with an id of its own and one without are not merged by their shared link.
   const mixed = [entry("guid-1", link, null), entry("hash:0123456789abcdef", link, null)];
   assert.equal(orderEntries([mixed]).length, 2);
+  // Entries without own id merge by link whatever stands between them.
+  const apart = [
+    entry("hash:a", link, null),
+    entry("guid-2", link, null),
+    entry("hash:b", link, null),
+  ];
+  assert.deepEqual(orderEntries([apart]).map((e) => e.id), ["hash:b", "guid-2"]);
 });
 
 Deno.test("merge: undated entries keep reverse document order around sorted dated ones", () => {
