@@ -45,6 +45,49 @@ const NAMESPACES: Record<string, string> = {
 const NO_CHILDREN: XmlElement[] = [];
 const NOT_SPACE = /\S/;
 
+/**
+ * An element as parseXml builds it. Its first run of text is kept as written and its references
+ * decoded when the text is first read: most of a large feed's text (summaries, content) is
+ * never read when summaries are not wanted. Only for documents without declared entities, whose
+ * expansion budget must be spent while parsing, as before.
+ */
+class Element implements XmlElement {
+  children: XmlElement[] = NO_CHILDREN;
+  mixed: (XmlElement | string)[] | null = null;
+  #text = "";
+  #undecoded = false;
+
+  constructor(
+    public name: string,
+    public attrs: Record<string, string>,
+    public base: string,
+  ) {}
+
+  get text(): string {
+    if (this.#undecoded) {
+      this.#text = decodeEntities(this.#text);
+      this.#undecoded = false;
+    }
+    return this.#text;
+  }
+
+  set text(value: string) {
+    this.#text = value;
+    this.#undecoded = false;
+  }
+
+  /** Whether text can be kept as written: the element has none yet, nor children. */
+  get bare(): boolean {
+    return this.#text === "" && this.children === NO_CHILDREN;
+  }
+
+  /** Keeps `raw` as the element's text, its references decoded when read. */
+  keepUndecoded(raw: string): void {
+    this.#text = raw;
+    this.#undecoded = true;
+  }
+}
+
 interface Scope {
   prefixes: Record<string, string>;
   names: Map<string, string>;
@@ -90,7 +133,8 @@ export function parseXml(
   onClose?: OnClose,
 ): XmlElement[] {
   const roots: XmlElement[] = [];
-  const stack: XmlElement[] = [];
+  const stack: Element[] = [];
+  const lazy = entities === undefined;
   const scopes: Scope[] = [{ prefixes: {}, names: new Map() }];
   const scopeDepth: number[] = [];
 
@@ -118,6 +162,10 @@ export function parseXml(
     // Indentation between child elements is not content; keeping it would cost a string and a
     // mixed-content list on every container.
     if (element.children.length && !element.mixed && !cdata && !NOT_SPACE.test(data)) return;
+    if (lazy && !cdata && element.bare) {
+      element.keepUndecoded(data);
+      return;
+    }
     const value = cdata ? data : decodeEntities(data, entities);
     element.text += value;
     if (element.mixed) element.mixed.push(value);
@@ -157,14 +205,8 @@ export function parseXml(
       const parent = stack.length ? stack[stack.length - 1] : null;
       const parentBase = parent ? parent.base : baseUrl;
       const xmlBase = hasAttrs ? attrs["xml:base"] : undefined;
-      const element: XmlElement = {
-        name,
-        attrs,
-        text: "",
-        children: NO_CHILDREN,
-        mixed: null,
-        base: xmlBase === undefined ? parentBase : resolveBase(xmlBase, parentBase),
-      };
+      const base = xmlBase === undefined ? parentBase : resolveBase(xmlBase, parentBase);
+      const element = new Element(name, attrs, base);
       if (parent) {
         if (parent.children === NO_CHILDREN) parent.children = [element];
         else parent.children.push(element);
