@@ -25,6 +25,9 @@ const SQUOTE = 39;
  */
 const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
+/** Most names remembered per first character (a feed uses a few dozen names in all). */
+const MAX_KNOWN = 16;
+
 function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 9 || c === 13 || c === 12;
 }
@@ -53,6 +56,29 @@ export function scanXml(text: string, handler: XmlHandler): void {
   let pos = 0;
   /** Text that htmlparser2 emits when the document ends inside markup, or null. */
   let trailing: string | null = null;
+  /**
+   * Lower-case names already seen, by first character. A name written the same way again is
+   * that string, not a new one: no allocation, and its hash is already computed for the lookups
+   * the tree builder makes with it.
+   */
+  const known: (string[] | undefined)[] = [];
+  const nameAt = (start: number, end: number): string => {
+    const first = text.charCodeAt(start);
+    const same = first < 128 ? known[first] : undefined;
+    if (same) {
+      for (const name of same) {
+        if (name.length === end - start && text.startsWith(name, start)) return name;
+      }
+    }
+    const name = text.slice(start, end).toLowerCase();
+    const lower = name.charCodeAt(0);
+    // Bounded, so a document of endless distinct names costs no more than a few comparisons.
+    if (lower < 128) {
+      const list = known[lower] ??= [];
+      if (list.length < MAX_KNOWN) list.push(name);
+    }
+    return name;
+  };
 
   scan: while (true) {
     const lt = text.indexOf("<", pos);
@@ -161,7 +187,7 @@ export function scanXml(text: string, handler: XmlHandler): void {
         textStart = len;
         break;
       }
-      closeNamed(text.slice(j, k).toLowerCase());
+      closeNamed(nameAt(j, k));
       const gt = text.charCodeAt(k) === GT ? k : text.indexOf(">", k + 1);
       if (gt < 0) {
         trailing = text.slice(-1);
@@ -183,7 +209,7 @@ export function scanXml(text: string, handler: XmlHandler): void {
       textStart = len;
       break;
     }
-    const name = text.slice(lt + 1, k).toLowerCase();
+    const name = nameAt(lt + 1, k);
     open.push(name); // before its attributes, as htmlparser2 does: a cut-off tag is still closed
     let attrs = NO_ATTRIBUTES;
     while (true) {
@@ -232,7 +258,7 @@ export function scanXml(text: string, handler: XmlHandler): void {
         textStart = len;
         break scan;
       }
-      const key = text.slice(start, k).toLowerCase();
+      const key = nameAt(start, k);
       while (k < len && isSpace(text.charCodeAt(k))) k++;
       if (k >= len) {
         textStart = len;
