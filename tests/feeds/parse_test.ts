@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { FeedError, orderEntries, parseFeed } from "../../src/feeds/mod.ts";
-import { parseDate, patternDate } from "../../src/feeds/dates.ts";
+import { formatRfc3339, parseDate, patternDate } from "../../src/feeds/dates.ts";
 import { decodeEntities } from "../../src/feeds/entities.ts";
 import { contentId } from "../../src/feeds/identity.ts";
 import type { Entry } from "../../src/feeds/entry.ts";
@@ -223,4 +223,20 @@ Deno.test("dates: the common forms' fast reading agrees with the general pattern
     parseDate("2024-01-31T10:00:00.250+01:00")?.toISOString(),
     "2024-01-31T09:00:00.250Z",
   );
+});
+
+Deno.test("dates: RFC 3339 output is toISOString's, without .000", () => {
+  const iso = (d: Date) => d.toISOString().replace(/\.000Z$/, "Z");
+  let time = Date.UTC(-300, 0, 1);
+  const end = Date.UTC(10_300, 0, 1);
+  // Some 40,000 instants, leap days, ends of months and years included, from 300 BC to 10300.
+  for (let i = 0; time < end; i++) {
+    const date = new Date(time);
+    assert.equal(formatRfc3339(date), iso(date));
+    time += 86_400_000 * 97 + (i % 7 === 0 ? 0 : 3_599_999) + (i % 1013);
+  }
+  for (const text of ["2024-02-29T23:59:59.999Z", "2000-03-01T00:00:00Z", "1970-01-01T00:00:00Z"]) {
+    assert.equal(formatRfc3339(new Date(text)), iso(new Date(text)));
+  }
+  assert.equal(formatRfc3339(new Date("2024-01-31T10:00:00.050Z")), "2024-01-31T10:00:00.050Z");
 });
