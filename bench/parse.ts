@@ -13,7 +13,7 @@ import { parseFeed } from "../src/feeds/mod.ts";
 const RSS_ITEMS = 20_000;
 const ATOM_ENTRIES = 12_000;
 /** Whole-process rounds per file; every round runs each side once. */
-const ROUNDS = 5;
+const ROUNDS = 7;
 /** In-process (diagnosis) runs per parser. */
 const RUNS = 5;
 const FEEDPARSER_RUNS = 1;
@@ -195,6 +195,8 @@ function sides(file: string): Side[] {
 
 interface Run {
   seconds: number;
+  /** User + system CPU seconds, or NaN without /usr/bin/time. */
+  cpu: number;
   /** Peak RSS in MB, or NaN without /usr/bin/time. */
   peakMb: number;
   entries: number;
@@ -207,7 +209,7 @@ async function runOnce(side: Side, dir: string): Promise<Run> {
   haveTime ??= await Deno.stat("/usr/bin/time").then(() => true, () => false);
   const rssFile = `${dir}/peak-${side.name}`;
   const [program, ...args] = haveTime
-    ? ["/usr/bin/time", "-f", "%M", "-o", rssFile, ...side.command]
+    ? ["/usr/bin/time", "-f", "%M %U %S", "-o", rssFile, ...side.command]
     : side.command;
   const start = performance.now();
   const out = await new Deno.Command(program, { args, stdout: "piped", stderr: "piped" }).output();
@@ -215,9 +217,11 @@ async function runOnce(side: Side, dir: string): Promise<Run> {
   if (!out.success) {
     throw new Error(`${side.name} failed: ${new TextDecoder().decode(out.stderr).slice(0, 300)}`);
   }
-  const peakMb = haveTime ? Number((await Deno.readTextFile(rssFile)).trim()) / 1024 : NaN;
+  const [kb, user, system] = haveTime
+    ? (await Deno.readTextFile(rssFile)).trim().split(/\s+/).map(Number)
+    : [NaN, NaN, NaN];
   const entries = (JSON.parse(new TextDecoder().decode(out.stdout)).entries as unknown[]).length;
-  return { seconds, peakMb, entries };
+  return { seconds, cpu: user + system, peakMb: kb / 1024, entries };
 }
 
 /** Whether a peer can run at all; if not, says how to install it. */
@@ -253,7 +257,8 @@ async function wholeProcess(label: string, file: string, mb: number, dir: string
     const peaks = r.map((x) => x.peakMb);
     console.log(
       `  ${side.name.padEnd(11)} ${median(mbps).toFixed(1).padStart(6)} MB/s ` +
-        `(range ${range(mbps, 1)})  ${median(r.map((x) => x.seconds)).toFixed(3)} s  ` +
+        `(range ${range(mbps, 1)})  ${median(r.map((x) => x.seconds)).toFixed(3)} s ` +
+        `(cpu ${median(r.map((x) => x.cpu)).toFixed(2)} s)  ` +
         `peak RSS ${median(peaks).toFixed(0)} MB (max ${Math.max(...peaks).toFixed(0)})  ` +
         `${r[0].entries} entries`,
     );
@@ -267,8 +272,10 @@ async function wholeProcess(label: string, file: string, mb: number, dir: string
       continue;
     }
     const ratios = courier.map((c, i) => theirs[i].seconds / c.seconds);
+    const cpu = courier.map((c, i) => theirs[i].cpu / c.cpu);
     parts.push(
-      `vs ${peer} ${median(ratios).toFixed(1)}x (range ${range(ratios, 1)}; target >= ${target}x)`,
+      `vs ${peer} ${median(ratios).toFixed(1)}x (range ${range(ratios, 1)}; target >= ${target}x;` +
+        ` by cpu time ${median(cpu).toFixed(1)}x)`,
     );
   }
   const peak = Math.max(...courier.map((c) => c.peakMb));

@@ -2,7 +2,7 @@ import type { Entry } from "./entry.ts";
 import { parseDate } from "./dates.ts";
 import { collapse, htmlToText } from "./text.ts";
 import { finishEntry, nonEmpty, resolveUrl, textOf } from "./values.ts";
-import { child, deepText, type XmlElement } from "./xml.ts";
+import { child, deepText, withoutPrefix, type XmlElement } from "./xml.ts";
 
 /** Plain text of an Atom text construct, honouring `type` (and Atom 0.3's `mode`). */
 export function atomText(element: XmlElement): string {
@@ -64,7 +64,7 @@ export function atomEntry(entry: XmlElement, ns: string, withSummary = true): En
   let content: XmlElement | undefined;
   let media: XmlElement | undefined;
   for (const c of entry.children) {
-    const name = ns === "" ? c.name : c.name.startsWith(ns) ? c.name.slice(ns.length) : c.name;
+    const name = withoutPrefix(c.name, ns);
     switch (name) {
       case "id":
         id ??= nonEmpty(collapse(textOf(c)));

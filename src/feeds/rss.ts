@@ -3,7 +3,7 @@ import { parseDate } from "./dates.ts";
 import { pickAtomLink } from "./atom.ts";
 import { collapse, htmlToText, maybeHtmlToText } from "./text.ts";
 import { finishEntry, nonEmpty, resolveUrl, textOf } from "./values.ts";
-import { child, type XmlElement } from "./xml.ts";
+import { child, withoutPrefix, type XmlElement } from "./xml.ts";
 
 /**
  * One RSS item (0.9x, 1.0 or 2.0); `ns` is the prefix its children carry ("" for RSS 2.0).
@@ -22,7 +22,7 @@ export function rssEntry(item: XmlElement, ns: string, withSummary = true): Entr
   let atomLinks: XmlElement[] | undefined;
   let enclosure: string | null = null;
   for (const c of item.children) {
-    const name = ns === "" ? c.name : c.name.startsWith(ns) ? c.name.slice(ns.length) : c.name;
+    const name = withoutPrefix(c.name, ns);
     switch (name) {
       case "title":
       case "dc:title":

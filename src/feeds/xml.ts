@@ -1,6 +1,6 @@
 import { type DeclaredEntities, decodeEntities } from "./entities.ts";
 import { BLOCK_ELEMENTS } from "./text.ts";
-import { scanXml } from "./xml_scan.ts";
+import { NO_ATTRIBUTES, scanXml } from "./xml_scan.ts";
 
 /**
  * A light element tree. Names are lower-cased and carry a canonical prefix chosen by namespace
@@ -180,13 +180,14 @@ export function parseXml(
       }
       let scope = scopes[scopes.length - 1];
       let declared: Record<string, string> | null = null;
-      let hasAttrs = false;
-      for (const key in attrs) {
-        hasAttrs = true;
-        const value = attrs[key];
-        if (value.indexOf("&") >= 0) attrs[key] = decodeEntities(value, entities);
-        if (key === "xmlns") (declared ??= {})[""] = attrs[key];
-        else if (key.startsWith("xmlns:")) (declared ??= {})[key.slice(6)] = attrs[key];
+      const hasAttrs = attrs !== NO_ATTRIBUTES;
+      if (hasAttrs) {
+        for (const key in attrs) {
+          const value = attrs[key];
+          if (value.indexOf("&") >= 0) attrs[key] = decodeEntities(value, entities);
+          if (key === "xmlns") (declared ??= {})[""] = attrs[key];
+          else if (key.startsWith("xmlns:")) (declared ??= {})[key.slice(6)] = attrs[key];
+        }
       }
       if (declared) {
         scope = { prefixes: { ...scope.prefixes, ...declared }, names: new Map() };
@@ -231,6 +232,26 @@ export function parseXml(
     },
   });
   return roots;
+}
+
+/** Local parts of prefixed names, by prefix; bounded, as a hostile document's names are many. */
+const LOCAL_NAMES = new Map<string, Map<string, string>>();
+const MAX_LOCAL_NAMES = 512;
+
+/**
+ * `name` without the prefix `ns` ("atom:title" → "title" for "atom:"), or `name` itself when it
+ * has another. Remembered, so mapping the children of every entry slices no strings.
+ */
+export function withoutPrefix(name: string, ns: string): string {
+  if (ns === "" || !name.startsWith(ns)) return name;
+  let names = LOCAL_NAMES.get(ns);
+  if (names === undefined) LOCAL_NAMES.set(ns, names = new Map());
+  let local = names.get(name);
+  if (local === undefined) {
+    local = name.slice(ns.length);
+    if (names.size < MAX_LOCAL_NAMES) names.set(name, local);
+  }
+  return local;
 }
 
 /** The first child element with this canonical name. */

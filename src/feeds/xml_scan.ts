@@ -23,7 +23,10 @@ const SQUOTE = 39;
  * The attributes of every element that has none: most feed elements, and an object less each.
  * Frozen, as consumers only read attributes.
  */
-const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
+export const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<
+  string,
+  string
+>;
 
 /** Most names remembered per first character (a feed uses a few dozen names in all). */
 const MAX_KNOWN = 16;
@@ -59,15 +62,19 @@ export function scanXml(text: string, handler: XmlHandler): void {
   /**
    * Lower-case names already seen, by first character. A name written the same way again is
    * that string, not a new one: no allocation, and its hash is already computed for the lookups
-   * the tree builder makes with it.
+   * the tree builder makes with it. (A name written in capitals is sliced and lowered each time.)
    */
   const known: (string[] | undefined)[] = [];
   const nameAt = (start: number, end: number): string => {
     const first = text.charCodeAt(start);
     const same = first < 128 ? known[first] : undefined;
     if (same) {
+      const length = end - start;
       for (const name of same) {
-        if (name.length === end - start && text.startsWith(name, start)) return name;
+        if (name.length !== length) continue;
+        let i = 1; // the first character matched already
+        while (i < length && text.charCodeAt(start + i) === name.charCodeAt(i)) i++;
+        if (i === length) return name;
       }
     }
     const name = text.slice(start, end).toLowerCase();
@@ -75,7 +82,7 @@ export function scanXml(text: string, handler: XmlHandler): void {
     // Bounded, so a document of endless distinct names costs no more than a few comparisons.
     if (lower < 128) {
       const list = known[lower] ??= [];
-      if (list.length < MAX_KNOWN) list.push(name);
+      if (list.length < MAX_KNOWN && !list.includes(name)) list.push(name);
     }
     return name;
   };

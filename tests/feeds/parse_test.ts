@@ -48,6 +48,18 @@ Deno.test("entity decoding: XML, HTML named, numeric, bare ampersand, cp1252 num
   assert.equal(decodeEntities("AT&T & R&D"), "AT&T & R&D");
   assert.equal(decodeEntities("&#150;&#153;"), "–™");
   assert.equal(decodeEntities("?a=1&copy=2"), "?a=1&copy=2");
+  // XML's five are read without slicing their names; near misses fall through to the rest.
+  const nearMisses = ["&ltx;", "&LT;", "&amp", "&am;", "a&lt;b&gt", "&apos;&apos", "&&lt;;"];
+  assert.deepEqual(nearMisses.map((t) => decodeEntities(t)), [
+    "&ltx;",
+    "<",
+    "&amp",
+    "&am;",
+    "a<b&gt",
+    "'&apos",
+    "&<;",
+  ]);
+  assert.equal(decodeEntities("&ampx;&quotation;&#38;lt;"), "&ampx;&quotation;&lt;");
 });
 
 Deno.test("dates: RFC 822 and RFC 3339 with their broken variants", () => {
