@@ -3,8 +3,10 @@
  * process (here `deno run -A main.ts preview FILE --json`, since `deno compile` cannot download
  * its runtime offline) against python3-feedparser and rss-parser, each a whole process that
  * reads the file and prints its entries as JSON, round by round in the same run (the order
- * rotating). Prints medians and ranges of MB/s and of the per-round ratios, and each process's
- * peak RSS (VmHWM, from /usr/bin/time). The in-process figures that follow are a diagnosis.
+ * rotating). Prints medians and ranges of MB/s and of the per-round ratios (by wall time, and by
+ * CPU time beside, which other work on a shared machine disturbs less), and each process's peak
+ * RSS (VmHWM) and CPU time from /usr/bin/time. The in-process figures that follow (the parse
+ * alone, with summaries, as a feed run parses) are a diagnosis.
  * Files: a generated RSS 2.0 feed of 20,000 items and an Atom feed of 12,000 entries.
  * Run alone with `deno run -A bench/parse.ts`.
  */
@@ -289,19 +291,22 @@ async function wholeProcess(label: string, file: string, mb: number, dir: string
 
 async function inProcess(file: string, mb: number) {
   const parts: string[] = [];
+  const mbps: Record<string, number> = {};
   for (const parser of ["courier", "rss-parser", "feedparser"]) {
     try {
       const r = await measure(parser, file);
+      mbps[parser] = mb / median(r.seconds);
       parts.push(
-        `${parser} ${(mb / median(r.seconds)).toFixed(1)} MB/s, peak ${
-          (r.peakKb / 1024).toFixed(0)
-        } MB`,
+        `${parser} ${mbps[parser].toFixed(1)} MB/s, peak ${(r.peakKb / 1024).toFixed(0)} MB`,
       );
     } catch {
       parts.push(`${parser} n/a`);
     }
   }
+  const ratio = (peer: string) =>
+    mbps[peer] ? `${(mbps.courier / mbps[peer]).toFixed(1)}x ${peer}` : `${peer} n/a`;
   console.log(`  in-process (diagnosis, parse only): ${parts.join("; ")}`);
+  console.log(`  in-process courier: ${ratio("feedparser")}, ${ratio("rss-parser")}`);
 }
 
 export async function run(): Promise<void> {
