@@ -109,12 +109,15 @@ export function atomEntry(entry: XmlElement, ns: string, withSummary = true): En
   if (link === null && id !== null && /^https?:\/\/\S+$/i.test(id)) {
     link = resolveUrl(id, entry.base);
   }
+  const publishedDate = parseDate(published);
+  // Many entries write one instant as both; it is read once (Dates are never modified).
+  const updatedDate = updated === published ? publishedDate : parseDate(updated);
   return finishEntry(
     id,
     link,
     titleText,
-    parseDate(published) ?? parseDate(issued),
-    parseDate(updated),
+    publishedDate ?? parseDate(issued),
+    updatedDate,
     entrySummary(summary ?? content, media),
     withSummary,
   );
