@@ -123,8 +123,8 @@ const NO_NESTING = new Set(["item", "entry", "rss:item", "atom:entry"]);
 
 /**
  * Parses XML leniently (see scanXml: htmlparser2's reading, faster): unclosed and mismatched
- * tags are closed implicitly, a bare `&` is text. Returns the top-level
- * elements, normally one; junk before the real root (a PHP warning, say) becomes extra ones.
+ * tags are closed implicitly, a bare `&` is text. Returns the top-level elements, normally one;
+ * junk before the real root (a PHP warning, say) becomes extra ones.
  */
 export function parseXml(
   text: string,

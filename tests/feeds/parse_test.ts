@@ -29,6 +29,16 @@ Deno.test("many references to a modest entity hit the total expansion budget", (
   assert.throws(() => parseFeed(doc, BASE), /entity expansion exceeds the limit/);
 });
 
+Deno.test("the expansion budget counts references in text that no entry reads", () => {
+  const value = "y".repeat(50_000);
+  const doc = `<!DOCTYPE r [<!ENTITY e "${value}">]><rss><channel><item><guid>g</guid>` +
+    `<category>${"&e;".repeat(100)}</category></item></channel></rss>`;
+  assert.throws(
+    () => parseFeed(doc, BASE, null, { summaries: false }),
+    /entity expansion exceeds the limit/,
+  );
+});
+
 Deno.test("external entities are never resolved, even when the file exists", () => {
   const dir = Deno.makeTempDirSync();
   const secret = `${dir}/secret.txt`;
