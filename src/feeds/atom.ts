@@ -1,7 +1,7 @@
 import type { Entry } from "./entry.ts";
 import { parseDate } from "./dates.ts";
 import { collapse, htmlToText } from "./text.ts";
-import { finishEntry, nonEmpty, resolveUrl, textOf } from "./values.ts";
+import { finishEntry, nonEmpty, resolveUrl, textOf, wantsSummary } from "./values.ts";
 import { child, deepText, withoutPrefix, type XmlElement } from "./xml.ts";
 
 /** Plain text of an Atom text construct, honouring `type` (and Atom 0.3's `mode`). */
@@ -51,7 +51,7 @@ export function pickAtomLink(links: XmlElement[]): string | null {
 
 /**
  * One Atom entry; `ns` is the prefix its children carry ("" for Atom without a namespace).
- * Without `withSummary` the summary is left empty (see finishEntry).
+ * Without `withSummary` the summary is left empty (see wantsSummary).
  */
 export function atomEntry(entry: XmlElement, ns: string, withSummary = true): Entry {
   let id: string | null = null;
@@ -118,18 +118,13 @@ export function atomEntry(entry: XmlElement, ns: string, withSummary = true): En
     titleText,
     publishedDate ?? parseDate(issued),
     updatedDate,
-    entrySummary(summary ?? content, media),
-    withSummary,
+    wantsSummary(id, link, withSummary) ? entrySummary(summary ?? content, media) : "",
   );
 }
 
-/** How to read an entry's summary, should it be wanted. */
-function entrySummary(
-  text: XmlElement | undefined,
-  media: XmlElement | undefined,
-): () => string {
-  if (text) return () => atomText(text);
-  return media ? () => collapse(textOf(media)) : () => "";
+function entrySummary(text: XmlElement | undefined, media: XmlElement | undefined): string {
+  if (text) return atomText(text);
+  return media ? collapse(textOf(media)) : "";
 }
 
 /** The title and web page of an Atom feed, read from the children of its root. */

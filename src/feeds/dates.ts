@@ -275,42 +275,8 @@ export function patternDate(s: string): Date | null {
   return null;
 }
 
-const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
-
-/**
- * RFC 3339 in UTC, without fractional seconds when there are none: toISOString's text, worked
- * out with integer arithmetic (days to a civil date, as in Howard Hinnant's `civil_from_days`)
- * because toISOString was a tenth of a large feed's preview. Years outside 1000-9999, which
- * toISOString writes differently, are left to it.
- */
+/** RFC 3339 in UTC, without fractional seconds when there are none. */
 export function formatRfc3339(date: Date): string {
-  const time = date.getTime();
-  const days = Math.floor(time / 86_400_000);
-  const z = days + 719_468;
-  const era = Math.floor(z / 146_097);
-  const doe = z - era * 146_097;
-  const yoe = Math.floor(
-    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) -
-      Math.floor(doe / 146_096)) / 365,
-  );
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
-  if (!(year >= 1000 && year <= 9999)) {
-    const iso = date.toISOString();
-    return iso.endsWith(".000Z") ? `${iso.slice(0, -5)}Z` : iso;
-  }
-  let rest = time - days * 86_400_000;
-  const millis = rest % 1000;
-  rest = (rest - millis) / 1000;
-  const second = rest % 60;
-  rest = (rest - second) / 60;
-  const minute = rest % 60;
-  const hour = (rest - minute) / 60;
-  const fraction = millis === 0 ? "" : `.${millis < 10 ? "00" : millis < 100 ? "0" : ""}${millis}`;
-  return `${year}-${pad2(month)}-${pad2(day)}T${pad2(hour)}:${pad2(minute)}:${
-    pad2(second)
-  }${fraction}Z`;
+  const iso = date.toISOString();
+  return iso.endsWith(".000Z") ? `${iso.slice(0, -5)}Z` : iso;
 }

@@ -2,12 +2,12 @@ import type { Entry } from "./entry.ts";
 import { parseDate } from "./dates.ts";
 import { pickAtomLink } from "./atom.ts";
 import { collapse, htmlToText, maybeHtmlToText } from "./text.ts";
-import { finishEntry, nonEmpty, resolveUrl, textOf } from "./values.ts";
+import { finishEntry, nonEmpty, resolveUrl, textOf, wantsSummary } from "./values.ts";
 import { child, withoutPrefix, type XmlElement } from "./xml.ts";
 
 /**
  * One RSS item (0.9x, 1.0 or 2.0); `ns` is the prefix its children carry ("" for RSS 2.0).
- * Without `withSummary` the summary is left empty (see finishEntry).
+ * Without `withSummary` the summary is left empty (see wantsSummary).
  */
 export function rssEntry(item: XmlElement, ns: string, withSummary = true): Entry {
   let title: XmlElement | undefined;
@@ -79,13 +79,9 @@ export function rssEntry(item: XmlElement, ns: string, withSummary = true): Entr
   }
   link ??= enclosure;
   const published = parseDate(pubDate) ?? parseDate(dcDate);
-  const summary = htmlSummary(description ?? content ?? extraSummary);
-  return finishEntry(id, link, titleText, published, parseDate(updatedText), summary, withSummary);
-}
-
-/** How to read an item's summary, should it be wanted. */
-function htmlSummary(source: XmlElement | undefined): () => string {
-  return source ? () => htmlToText(textOf(source)) : () => "";
+  const source = description ?? content ?? extraSummary;
+  const summary = source && wantsSummary(id, link, withSummary) ? htmlToText(textOf(source)) : "";
+  return finishEntry(id, link, titleText, published, parseDate(updatedText), summary);
 }
 
 /** The title and web page of an RSS channel. */

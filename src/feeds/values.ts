@@ -30,10 +30,17 @@ export function nonEmpty(text: string): string | null {
 }
 
 /**
- * An Entry from the values a format mapped, with identity's fallbacks applied. `summaryOf` turns
- * the summary from HTML into text, a third of a large feed's parse: it runs only when the
- * caller wants summaries (preview prints none) or identity needs one, for an entry with neither
- * id nor link; otherwise the summary is left empty.
+ * Whether an entry's summary must be worked out: when the caller wants summaries, or when
+ * identity needs one (an entry with neither id nor link is known by a hash of its content).
+ * Turning HTML into text was a third of a large feed's parse, and preview shows no summaries.
+ */
+export function wantsSummary(id: string | null, link: string | null, wanted: boolean): boolean {
+  return wanted || (id === null && link === null);
+}
+
+/**
+ * An Entry from the values a format mapped, with identity's fallbacks applied. `summary` is ""
+ * when not wanted (see wantsSummary).
  */
 export function finishEntry(
   id: string | null,
@@ -41,13 +48,10 @@ export function finishEntry(
   title: string,
   published: Date | null,
   updated: Date | null,
-  summaryOf: () => string,
-  withSummary: boolean,
+  summary: string,
 ): Entry {
-  const own = id ?? link;
-  const summary = withSummary || own === null ? summaryOf() : "";
   return {
-    id: own ?? contentId(title, summary),
+    id: id ?? link ?? contentId(title, summary),
     link,
     title,
     published: published ?? updated,

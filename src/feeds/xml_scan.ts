@@ -70,7 +70,9 @@ export function scanXml(text: string, handler: XmlHandler): void {
     const same = first < 128 ? known[first] : undefined;
     if (same) {
       const length = end - start;
-      for (const name of same) {
+      // An indexed loop: for-of allocates an iterator until the JIT optimises it away.
+      for (let n = 0; n < same.length; n++) {
+        const name = same[n];
         if (name.length !== length) continue;
         let i = 1; // the first character matched already
         while (i < length && text.charCodeAt(start + i) === name.charCodeAt(i)) i++;
