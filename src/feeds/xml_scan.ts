@@ -84,9 +84,33 @@ export function scanXml(text: string, handler: XmlHandler): void {
     // Bounded, so a document of endless distinct names costs no more than a few comparisons.
     if (lower < 128) {
       const list = known[lower] ??= [];
-      if (list.length < MAX_KNOWN && !list.includes(name)) list.push(name);
+      // Not a name with "/", which only an end tag can have: knownAt must not take it for a
+      // start tag's, which "/" ends.
+      if (list.length < MAX_KNOWN && name.indexOf("/") < 0 && !list.includes(name)) {
+        list.push(name);
+      }
     }
     return name;
+  };
+
+  /** Whether `name` is written at `at`, exactly. */
+  const writtenAt = (name: string, at: number): boolean => {
+    for (let i = 0; i < name.length; i++) {
+      if (text.charCodeAt(at + i) !== name.charCodeAt(i)) return false;
+    }
+    return true;
+  };
+  /** The known name a start tag at `at` is written with, ended as a tag name ends, or "". */
+  const knownAt = (at: number): string => {
+    const first = text.charCodeAt(at);
+    const same = first < 128 ? known[first] : undefined;
+    if (same) {
+      for (let n = 0; n < same.length; n++) {
+        const name = same[n];
+        if (isNameEnd(text.charCodeAt(at + name.length)) && writtenAt(name, at)) return name;
+      }
+    }
+    return "";
   };
 
   scan: while (true) {
@@ -186,17 +210,24 @@ export function scanXml(text: string, handler: XmlHandler): void {
         pos = textStart = gt + 1;
         continue;
       }
-      let k = j + 1;
-      while (k < len) {
-        const e = text.charCodeAt(k);
-        if (e === GT || isSpace(e)) break;
-        k++;
+      // Usually the innermost element's end: its name is compared in place, not scanned for.
+      const top = open.length ? open[open.length - 1] : "";
+      let k = j + top.length;
+      const after = text.charCodeAt(k);
+      const isTop = top !== "" && (after === GT || isSpace(after)) && writtenAt(top, j);
+      if (!isTop) {
+        k = j + 1;
+        while (k < len) {
+          const e = text.charCodeAt(k);
+          if (e === GT || isSpace(e)) break;
+          k++;
+        }
+        if (k >= len) {
+          textStart = len;
+          break;
+        }
       }
-      if (k >= len) {
-        textStart = len;
-        break;
-      }
-      closeNamed(nameAt(j, k));
+      closeNamed(isTop ? top : nameAt(j, k));
       const gt = text.charCodeAt(k) === GT ? k : text.indexOf(">", k + 1);
       if (gt < 0) {
         trailing = text.slice(-1);
@@ -212,13 +243,17 @@ export function scanXml(text: string, handler: XmlHandler): void {
     }
 
     // A start tag.
-    let k = lt + 2;
-    while (k < len && !isNameEnd(text.charCodeAt(k))) k++;
-    if (k >= len) {
-      textStart = len;
-      break;
+    let name = knownAt(lt + 1);
+    let k = lt + 1 + name.length;
+    if (name === "") {
+      k = lt + 2;
+      while (k < len && !isNameEnd(text.charCodeAt(k))) k++;
+      if (k >= len) {
+        textStart = len;
+        break;
+      }
+      name = nameAt(lt + 1, k);
     }
-    const name = nameAt(lt + 1, k);
     open.push(name); // before its attributes, as htmlparser2 does: a cut-off tag is still closed
     let attrs = NO_ATTRIBUTES;
     while (true) {
