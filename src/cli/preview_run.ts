@@ -70,24 +70,43 @@ function renderText(preview: Preview): string {
  */
 function writeJson(preview: Preview): void {
   const encoder = new TextEncoder();
-  let chunk = `{\n  "format": ${JSON.stringify(preview.format)},\n  "title": ${
-    JSON.stringify(preview.title)
-  },\n  "entries": [`;
+  // Pieces joined once per chunk: appending to one string built a tree of joins that encoding
+  // then had to flatten, twice the time.
+  let parts = [
+    `{\n  "format": ${JSON.stringify(preview.format)},\n  "title": ${
+      JSON.stringify(preview.title)
+    }`,
+    ',\n  "entries": [',
+  ];
+  let size = 0;
   const flush = () => {
-    const bytes = encoder.encode(chunk);
+    const bytes = encoder.encode(parts.join(""));
     for (let written = 0; written < bytes.length;) {
       written += Deno.stdout.writeSync(bytes.subarray(written));
     }
-    chunk = "";
+    parts = [];
+    size = 0;
   };
   preview.entries.forEach((e, i) => {
+    const id = JSON.stringify(e.id);
+    const link = JSON.stringify(e.link);
+    const title = JSON.stringify(e.title);
     const published = e.published ? JSON.stringify(formatRfc3339(e.published)) : "null";
-    chunk += `${i === 0 ? "" : ","}\n    {\n      "id": ${JSON.stringify(e.id)},\n      "link": ${
-      JSON.stringify(e.link)
-    },\n      "title": ${JSON.stringify(e.title)},\n      "published": ${published}\n    }`;
-    if (chunk.length >= 65536) flush();
+    parts.push(
+      i === 0 ? '\n    {\n      "id": ' : ',\n    {\n      "id": ',
+      id,
+      ',\n      "link": ',
+      link,
+      ',\n      "title": ',
+      title,
+      ',\n      "published": ',
+      published,
+      "\n    }",
+    );
+    size += id.length + link.length + title.length + published.length;
+    if (size >= 65536) flush();
   });
-  chunk += preview.entries.length ? "\n  ]\n}\n" : "]\n}\n";
+  parts.push(preview.entries.length ? "\n  ]\n}\n" : "]\n}\n");
   flush();
 }
 
