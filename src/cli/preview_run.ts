@@ -1,51 +1,41 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { FeedType } from "../config/types.ts";
-import {
-  type Entry,
-  FeedError,
-  type FeedFormat,
-  formatRfc3339,
-  orderEntries,
-  parseFeed,
-  readFeed,
-  typeMismatch,
-} from "../feeds/mod.ts";
-import { openProxyClient } from "../net/client.ts";
-import { parseProxy, ProxyError } from "../net/proxy.ts";
+// The parser's own modules rather than feeds/mod.ts: a file needs no fetching, and mod.ts
+// brings the HTTP stack with it (see preview_url.ts).
+import { formatRfc3339 } from "../feeds/dates.ts";
+import type { Entry } from "../feeds/entry.ts";
+import { FeedError } from "../feeds/errors.ts";
+import { type FeedFormat, typeMismatch } from "../feeds/format.ts";
+import { orderEntries } from "../feeds/merge.ts";
+import { parseFeed } from "../feeds/parse.ts";
 import { parseCommandArgs } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
 
-interface Preview {
+export interface Preview {
   format: FeedFormat | null;
   title: string | null;
   entries: Entry[];
   warnings: string[];
 }
 
-async function previewUrl(
-  url: string,
-  type: FeedType | undefined,
-  client: Deno.HttpClient | undefined,
-): Promise<Preview> {
-  const read = await readFeed({ urls: [url], type: type ?? "rss", client });
-  // Without --type there is no hint to disagree with.
-  const unwanted = type === undefined && read.format ? typeMismatch(read.format, "rss") : null;
-  return { ...read, warnings: read.warnings.filter((w) => w !== unwanted) };
-}
-
-async function previewFile(path: string, type: FeedType | undefined): Promise<Preview> {
-  let bytes: Uint8Array;
+async function readFileBytes(path: string): Promise<Uint8Array> {
   try {
-    bytes = await Deno.readFile(path);
+    return await Deno.readFile(path);
   } catch (error) {
     const reason = error instanceof Deno.errors.NotFound
       ? "no such file"
       : (error as Error).message.split("\n")[0];
     throw new UserError(`courier preview: ${path}: ${reason}`, 1);
   }
+}
+
+async function previewFile(path: string, type: FeedType | undefined): Promise<Preview> {
+  const url = pathToFileURL(resolve(path)).href;
   try {
-    const parsed = parseFeed(bytes, pathToFileURL(resolve(path)).href);
+    // The bytes go straight to the parser, which drops them once decoded; summaries are never
+    // shown here.
+    const parsed = parseFeed(await readFileBytes(path), url, null, { summaries: false });
     const mismatch = type ? typeMismatch(parsed.format, type) : null;
     return {
       format: parsed.format,
@@ -74,35 +64,50 @@ function renderText(preview: Preview): string {
   return lines.join("\n");
 }
 
-function renderJson(preview: Preview): string {
-  return JSON.stringify(
-    {
-      format: preview.format,
-      title: preview.title,
-      entries: preview.entries.map((e) => ({
-        id: e.id,
-        link: e.link,
-        title: e.title,
-        published: e.published ? formatRfc3339(e.published) : null,
-      })),
-    },
-    null,
-    2,
-  );
-}
-
-/** `--proxy` as the config takes it ("" = direct); its errors never show the password. */
-function proxySpec(value: string | undefined, isUrl: boolean) {
-  if (value === undefined || value === "") return null;
-  if (!isUrl) throw new UsageError("courier preview: --proxy applies to a URL, not a FILE");
-  try {
-    return parseProxy(value);
-  } catch (error) {
-    if (error instanceof ProxyError) {
-      throw new UsageError(`courier preview: --proxy: ${error.message}`);
+/**
+ * Writes `{"format", "title", "entries"}` as JSON.stringify(value, null, 2) would, one entry at
+ * a time in chunks, so a large feed's output is never one string (nor its bytes) in memory.
+ */
+function writeJson(preview: Preview): void {
+  const encoder = new TextEncoder();
+  // Pieces joined once per chunk: appending to one string built a tree of joins that encoding
+  // then had to flatten, twice the time.
+  let parts = [
+    `{\n  "format": ${JSON.stringify(preview.format)},\n  "title": ${
+      JSON.stringify(preview.title)
+    }`,
+    ',\n  "entries": [',
+  ];
+  let size = 0;
+  const flush = () => {
+    const bytes = encoder.encode(parts.join(""));
+    for (let written = 0; written < bytes.length;) {
+      written += Deno.stdout.writeSync(bytes.subarray(written));
     }
-    throw error;
-  }
+    parts = [];
+    size = 0;
+  };
+  preview.entries.forEach((e, i) => {
+    const id = JSON.stringify(e.id);
+    const link = JSON.stringify(e.link);
+    const title = JSON.stringify(e.title);
+    const published = e.published ? JSON.stringify(formatRfc3339(e.published)) : "null";
+    parts.push(
+      i === 0 ? '\n    {\n      "id": ' : ',\n    {\n      "id": ',
+      id,
+      ',\n      "link": ',
+      link,
+      ',\n      "title": ',
+      title,
+      ',\n      "published": ',
+      published,
+      "\n    }",
+    );
+    size += id.length + link.length + title.length + published.length;
+    if (size >= 65536) flush();
+  });
+  parts.push(preview.entries.length ? "\n  ]\n}\n" : "]\n}\n");
+  flush();
 }
 
 /** `courier preview`: loaded by previewCommand.run only when the command runs. */
@@ -123,20 +128,20 @@ export async function run(argv: string[]): Promise<number> {
   }
   const source = positionals[0];
   const isUrl = /^https?:\/\//i.test(source);
-  const proxy = proxySpec(values.proxy, isUrl);
-  const proxyClient = await openProxyClient(proxy);
+  if (!isUrl && values.proxy !== undefined && values.proxy !== "") {
+    throw new UsageError("courier preview: --proxy applies to a URL, not a FILE");
+  }
   let preview: Preview;
   try {
     preview = isUrl
-      ? await previewUrl(source, type, proxyClient.client)
+      ? await (await import("./preview_url.ts")).previewUrl(source, type, values.proxy)
       : await previewFile(source, type);
   } catch (error) {
     if (error instanceof FeedError) throw new UserError(`courier preview: ${error.message}`, 1);
     throw error;
-  } finally {
-    await proxyClient.close();
   }
   for (const warning of preview.warnings) console.error(`warning: ${warning}`);
-  console.log(values.json ? renderJson(preview) : renderText(preview));
+  if (values.json) writeJson(preview);
+  else console.log(renderText(preview));
   return 0;
 }

@@ -1,8 +1,8 @@
 import type { Entry } from "./entry.ts";
 import { parseDate } from "./dates.ts";
 import { collapse, htmlToText } from "./text.ts";
-import { finishEntry, nonEmpty, resolveUrl, textOf } from "./values.ts";
-import { child, deepText, type XmlElement } from "./xml.ts";
+import { finishEntry, nonEmpty, resolveUrl, textOf, wantsSummary } from "./values.ts";
+import { child, deepText, withoutPrefix, type XmlElement } from "./xml.ts";
 
 /** Plain text of an Atom text construct, honouring `type` (and Atom 0.3's `mode`). */
 export function atomText(element: XmlElement): string {
@@ -49,8 +49,11 @@ export function pickAtomLink(links: XmlElement[]): string | null {
   return best ? resolveUrl(best.attrs.href, best.base) : null;
 }
 
-/** One Atom entry; `ns` is the prefix its children carry ("" for Atom without a namespace). */
-export function atomEntry(entry: XmlElement, ns: string): Entry {
+/**
+ * One Atom entry; `ns` is the prefix its children carry ("" for Atom without a namespace).
+ * Without `withSummary` the summary is left empty (see wantsSummary).
+ */
+export function atomEntry(entry: XmlElement, ns: string, withSummary = true): Entry {
   let id: string | null = null;
   let title: XmlElement | undefined;
   const links: XmlElement[] = [];
@@ -61,7 +64,7 @@ export function atomEntry(entry: XmlElement, ns: string): Entry {
   let content: XmlElement | undefined;
   let media: XmlElement | undefined;
   for (const c of entry.children) {
-    const name = ns === "" ? c.name : c.name.startsWith(ns) ? c.name.slice(ns.length) : c.name;
+    const name = withoutPrefix(c.name, ns);
     switch (name) {
       case "id":
         id ??= nonEmpty(collapse(textOf(c)));
@@ -106,16 +109,22 @@ export function atomEntry(entry: XmlElement, ns: string): Entry {
   if (link === null && id !== null && /^https?:\/\/\S+$/i.test(id)) {
     link = resolveUrl(id, entry.base);
   }
-  const summaryEl = summary ?? content;
-  const summaryText = summaryEl ? atomText(summaryEl) : media ? collapse(textOf(media)) : "";
+  const publishedDate = parseDate(published);
+  // Many entries write one instant as both; it is read once (Dates are never modified).
+  const updatedDate = updated === published ? publishedDate : parseDate(updated);
   return finishEntry(
     id,
     link,
     titleText,
-    parseDate(published) ?? parseDate(issued),
-    parseDate(updated),
-    summaryText,
+    publishedDate ?? parseDate(issued),
+    updatedDate,
+    wantsSummary(id, link, withSummary) ? entrySummary(summary ?? content, media) : "",
   );
+}
+
+function entrySummary(text: XmlElement | undefined, media: XmlElement | undefined): string {
+  if (text) return atomText(text);
+  return media ? collapse(textOf(media)) : "";
 }
 
 /** The title and web page of an Atom feed, read from the children of its root. */

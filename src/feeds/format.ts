@@ -1,3 +1,4 @@
+import type { FeedType } from "../config/types.ts";
 import { FeedError } from "./errors.ts";
 import type { XmlElement } from "./xml.ts";
 
@@ -62,4 +63,19 @@ export function detectFormat(roots: XmlElement[], url: string): { root: XmlEleme
     ? "atom03"
     : "atom10";
   return { root, format, kind: "atom", ns, channel: undefined };
+}
+
+const FORMAT_NAMES: Record<FeedFormat, string> = {
+  rss2: "RSS 2.0",
+  rss1: "RSS 1.0",
+  rss09x: "RSS 0.9x",
+  atom10: "Atom 1.0",
+  atom03: "Atom 0.3",
+};
+
+/** The warning for a feed whose detected format is not the configured `type`, or null. */
+export function typeMismatch(format: FeedFormat, type: FeedType): string | null {
+  const isAtom = format.startsWith("atom");
+  if ((type === "atom") === isAtom) return null;
+  return `the feed is ${FORMAT_NAMES[format]} but its type is set to ${type}`;
 }

@@ -28,25 +28,32 @@ function hasOwnId(entry: Entry): boolean {
  */
 export function orderEntries(lists: readonly (readonly Entry[])[]): Entry[] {
   const ids = new Set<string>();
-  /** For each link, the lists it was seen in, and whether an entry without own id had it there. */
-  const links = new Map<string, { lists: Set<number>; anonymousIn: Set<number> }>();
+  /**
+   * For each link, the lists it was seen in, and those where an entry without own id had it.
+   * Arrays, not sets: they hold one or two numbers, and a large feed has a link per entry.
+   */
+  const links = new Map<string, { lists: number[]; anonymousIn: number[] }>();
   const merged: Entry[] = [];
+  // With one list, a link can only drop an entry without own id that follows another such
+  // entry with it, so only those are recorded: a large feed with guids hashes no links at all.
+  const everyLink = lists.length > 1;
   lists.forEach((list, listIndex) => {
     for (let i = list.length - 1; i >= 0; i--) {
       const entry = list[i];
       if (ids.has(entry.id)) continue;
       const own = hasOwnId(entry);
-      const seen = entry.link === null ? undefined : links.get(entry.link);
+      const link = everyLink || !own ? entry.link : null;
+      const seen = link === null ? undefined : links.get(link);
       if (seen) {
-        const elsewhere = seen.lists.size > (seen.lists.has(listIndex) ? 1 : 0);
-        if (elsewhere || (!own && seen.anonymousIn.has(listIndex))) continue;
+        const elsewhere = seen.lists.length > (seen.lists.includes(listIndex) ? 1 : 0);
+        if (elsewhere || (!own && seen.anonymousIn.includes(listIndex))) continue;
       }
       ids.add(entry.id);
-      if (entry.link !== null) {
-        const record = seen ?? { lists: new Set<number>(), anonymousIn: new Set<number>() };
-        record.lists.add(listIndex);
-        if (!own) record.anonymousIn.add(listIndex);
-        links.set(entry.link, record);
+      if (link !== null) {
+        if (seen) {
+          if (!seen.lists.includes(listIndex)) seen.lists.push(listIndex);
+          if (!own && !seen.anonymousIn.includes(listIndex)) seen.anonymousIn.push(listIndex);
+        } else links.set(link, { lists: [listIndex], anonymousIn: own ? [] : [listIndex] });
       }
       merged.push(entry);
     }

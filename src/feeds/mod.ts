@@ -8,13 +8,13 @@ export type { Validators } from "./fetch.ts";
 export { Deadlines, processDeadlines, USER_AGENT } from "./fetch.ts";
 export { orderEntries } from "./merge.ts";
 export { MAX_PAUSE_MS, parseRetryAfter, processPauses, ServerPauses } from "./retry_after.ts";
-export { type FeedFormat, type ParsedFeed, parseFeed } from "./parse.ts";
+export { type FeedFormat, type ParsedFeed, parseFeed, type ParseOptions } from "./parse.ts";
 export {
   DEFAULT_MAX_BYTES,
   DEFAULT_TIMEOUT_MS,
   type FeedRead,
   readFeed,
   type ReadOptions,
-  typeMismatch,
 } from "./read.ts";
+export { typeMismatch } from "./format.ts";
 export { formatRfc3339 } from "./dates.ts";

@@ -29,6 +29,16 @@ interface Records {
   entries: Entry[];
   /** Entries the document ended inside of. */
   truncated: number;
+  summaries: boolean;
+}
+
+export interface ParseOptions {
+  /**
+   * Whether entries need their summaries (default true). Without, each entry's summary is ""
+   * unless identity needs it (no id, no link): HTML need not be turned into text for output
+   * that never shows it, such as preview's.
+   */
+  summaries?: boolean;
 }
 
 const ITEM_PARENTS = new Set([
@@ -51,13 +61,13 @@ function collector(records: Records): OnClose {
     if (name.endsWith("item") && ITEM_PARENTS.has(parent.name)) {
       const ns = name.slice(0, name.length - 4);
       if (ns === "" || ns === "rss1:" || ns === "rss090:") {
-        records.items.push(rssEntry(element, ns));
+        records.items.push(rssEntry(element, ns, records.summaries));
         return true;
       }
     } else if (name.endsWith("entry") && ENTRY_PARENTS.has(parent.name)) {
       const ns = name.slice(0, name.length - 5);
       if (`${ns}feed` === parent.name) {
-        records.entries.push(atomEntry(element, ns));
+        records.entries.push(atomEntry(element, ns, records.summaries));
         return true;
       }
     }
@@ -77,7 +87,8 @@ function interpret(
     return { format, ...channelTitleAndLink(channel, ns), entries: records.items, warnings };
   }
   if (kind === "atom-entry") {
-    return { format, title: null, link: null, entries: [atomEntry(root, ns)], warnings };
+    const entry = atomEntry(root, ns, records.summaries);
+    return { format, title: null, link: null, entries: [entry], warnings };
   }
   if (ns === "") warnings.push("Atom feed without the Atom namespace");
   return { format, ...atomHead(root, ns), entries: records.entries, warnings };
@@ -92,6 +103,7 @@ export function parseFeed(
   xml: Uint8Array | string,
   baseUrl: string,
   contentType?: string | null,
+  options: ParseOptions = {},
 ): ParsedFeed {
   const warnings: string[] = [];
   let text: string;
@@ -100,6 +112,9 @@ export function parseFeed(
     const decoded = decodeFeedBytes(xml, contentType);
     text = decoded.text;
     warnings.push(...decoded.warnings);
+    // Not needed past this point; a caller that hands its only reference over frees the bytes
+    // for the rest of the parse.
+    xml = "";
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.trim() === "") throw new FeedError(baseUrl, "empty document");
@@ -114,7 +129,8 @@ export function parseFeed(
   try {
     const prolog = readProlog(text);
     warnings.push(...prolog.warnings);
-    const records: Records = { items: [], entries: [], truncated: 0 };
+    const summaries = options.summaries ?? true;
+    const records: Records = { items: [], entries: [], truncated: 0, summaries };
     const roots = parseXml(prolog.body, baseUrl, prolog.entities, collector(records));
     if (records.truncated) {
       warnings.push("the document ends inside an entry (truncated?); that entry was dropped");

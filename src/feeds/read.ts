@@ -5,6 +5,7 @@ import { FeedError } from "./errors.ts";
 import { type Deadlines, fetchFeedUrl, type FetchResult, type Validators } from "./fetch.ts";
 import { orderEntries } from "./merge.ts";
 import type { ServerPauses } from "./retry_after.ts";
+import { typeMismatch } from "./format.ts";
 import type { FeedFormat, ParsedFeed } from "./parse.ts";
 
 export interface ReadOptions {
@@ -49,21 +50,6 @@ export interface FeedRead {
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
-
-const FORMAT_NAMES: Record<FeedFormat, string> = {
-  rss2: "RSS 2.0",
-  rss1: "RSS 1.0",
-  rss09x: "RSS 0.9x",
-  atom10: "Atom 1.0",
-  atom03: "Atom 0.3",
-};
-
-/** The warning for a feed whose detected format is not the configured `type`, or null. */
-export function typeMismatch(format: FeedFormat, type: FeedType): string | null {
-  const isAtom = format.startsWith("atom");
-  if ((type === "atom") === isAtom) return null;
-  return `the feed is ${FORMAT_NAMES[format]} but its type is set to ${type}`;
-}
 
 /**
  * The parser, loaded when a body first needs parsing: a steady-state run parses nothing, and

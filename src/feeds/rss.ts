@@ -2,11 +2,14 @@ import type { Entry } from "./entry.ts";
 import { parseDate } from "./dates.ts";
 import { pickAtomLink } from "./atom.ts";
 import { collapse, htmlToText, maybeHtmlToText } from "./text.ts";
-import { finishEntry, nonEmpty, resolveUrl, textOf } from "./values.ts";
-import { child, type XmlElement } from "./xml.ts";
+import { finishEntry, nonEmpty, resolveUrl, textOf, wantsSummary } from "./values.ts";
+import { child, withoutPrefix, type XmlElement } from "./xml.ts";
 
-/** One RSS item (0.9x, 1.0 or 2.0); `ns` is the prefix its children carry ("" for RSS 2.0). */
-export function rssEntry(item: XmlElement, ns: string): Entry {
+/**
+ * One RSS item (0.9x, 1.0 or 2.0); `ns` is the prefix its children carry ("" for RSS 2.0).
+ * Without `withSummary` the summary is left empty (see wantsSummary).
+ */
+export function rssEntry(item: XmlElement, ns: string, withSummary = true): Entry {
   let title: XmlElement | undefined;
   let link: string | null = null;
   let guid: XmlElement | undefined;
@@ -19,7 +22,7 @@ export function rssEntry(item: XmlElement, ns: string): Entry {
   let atomLinks: XmlElement[] | undefined;
   let enclosure: string | null = null;
   for (const c of item.children) {
-    const name = ns === "" ? c.name : c.name.startsWith(ns) ? c.name.slice(ns.length) : c.name;
+    const name = withoutPrefix(c.name, ns);
     switch (name) {
       case "title":
       case "dc:title":
@@ -75,9 +78,9 @@ export function rssEntry(item: XmlElement, ns: string): Entry {
     if (/^https?:\/\//i.test(id)) link = resolveUrl(id, guid.base);
   }
   link ??= enclosure;
-  const summarySource = description ?? content ?? extraSummary;
-  const summary = summarySource ? htmlToText(textOf(summarySource)) : "";
   const published = parseDate(pubDate) ?? parseDate(dcDate);
+  const source = description ?? content ?? extraSummary;
+  const summary = source && wantsSummary(id, link, withSummary) ? htmlToText(textOf(source)) : "";
   return finishEntry(id, link, titleText, published, parseDate(updatedText), summary);
 }
 

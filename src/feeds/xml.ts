@@ -1,6 +1,6 @@
-import { Parser } from "htmlparser2";
 import { type DeclaredEntities, decodeEntities } from "./entities.ts";
 import { BLOCK_ELEMENTS } from "./text.ts";
+import { NO_ATTRIBUTES, scanXml } from "./xml_scan.ts";
 
 /**
  * A light element tree. Names are lower-cased and carry a canonical prefix chosen by namespace
@@ -45,6 +45,49 @@ const NAMESPACES: Record<string, string> = {
 const NO_CHILDREN: XmlElement[] = [];
 const NOT_SPACE = /\S/;
 
+/**
+ * An element as parseXml builds it. Its first run of text is kept as written and its references
+ * decoded when the text is first read: most of a large feed's text (summaries, content) is
+ * never read when summaries are not wanted. Only for documents without declared entities, whose
+ * expansion budget must be spent while parsing, as before.
+ */
+class Element implements XmlElement {
+  children: XmlElement[] = NO_CHILDREN;
+  mixed: (XmlElement | string)[] | null = null;
+  #text = "";
+  #undecoded = false;
+
+  constructor(
+    public name: string,
+    public attrs: Record<string, string>,
+    public base: string,
+  ) {}
+
+  get text(): string {
+    if (this.#undecoded) {
+      this.#text = decodeEntities(this.#text);
+      this.#undecoded = false;
+    }
+    return this.#text;
+  }
+
+  set text(value: string) {
+    this.#text = value;
+    this.#undecoded = false;
+  }
+
+  /** Whether text can be kept as written: the element has none yet, nor children. */
+  get bare(): boolean {
+    return this.#text === "" && this.children === NO_CHILDREN;
+  }
+
+  /** Keeps `raw` as the element's text, its references decoded when read. */
+  keepUndecoded(raw: string): void {
+    this.#text = raw;
+    this.#undecoded = true;
+  }
+}
+
 interface Scope {
   prefixes: Record<string, string>;
   names: Map<string, string>;
@@ -79,9 +122,9 @@ export type OnClose = (element: XmlElement, parent: XmlElement, complete: boolea
 const NO_NESTING = new Set(["item", "entry", "rss:item", "atom:entry"]);
 
 /**
- * Parses XML leniently with htmlparser2 (the fastest of the lenient candidates we measured):
- * unclosed and mismatched tags are closed implicitly, a bare `&` is text. Returns the top-level
- * elements, normally one; junk before the real root (a PHP warning, say) becomes extra ones.
+ * Parses XML leniently (see scanXml: htmlparser2's reading, faster): unclosed and mismatched
+ * tags are closed implicitly, a bare `&` is text. Returns the top-level elements, normally one;
+ * junk before the real root (a PHP warning, say) becomes extra ones.
  */
 export function parseXml(
   text: string,
@@ -90,13 +133,12 @@ export function parseXml(
   onClose?: OnClose,
 ): XmlElement[] {
   const roots: XmlElement[] = [];
-  const stack: XmlElement[] = [];
+  const stack: Element[] = [];
+  const lazy = entities === undefined;
   const scopes: Scope[] = [{ prefixes: {}, names: new Map() }];
   const scopeDepth: number[] = [];
-  let inCdata = false;
 
   const rawNames: string[] = [];
-  let ending = false;
   const closeTop = (complete: boolean) => {
     const element = stack.pop()!;
     rawNames.pop();
@@ -114,7 +156,23 @@ export function parseXml(
     }
   };
 
-  const parser = new Parser({
+  const addText = (data: string, cdata: boolean) => {
+    if (stack.length === 0) return;
+    const element = stack[stack.length - 1];
+    // Indentation between child elements is not content; keeping it would cost a string and a
+    // mixed-content list on every container.
+    if (element.children.length && !element.mixed && !cdata && !NOT_SPACE.test(data)) return;
+    if (lazy && !cdata && element.bare) {
+      element.keepUndecoded(data);
+      return;
+    }
+    const value = cdata ? data : decodeEntities(data, entities);
+    element.text += value;
+    if (element.mixed) element.mixed.push(value);
+    else if (element.children.length) element.mixed = [...element.children, value];
+  };
+
+  scanXml(text, {
     onopentag(rawName, attrs) {
       if (NO_NESTING.has(rawName)) {
         const open = rawNames.lastIndexOf(rawName);
@@ -122,13 +180,14 @@ export function parseXml(
       }
       let scope = scopes[scopes.length - 1];
       let declared: Record<string, string> | null = null;
-      let hasAttrs = false;
-      for (const key in attrs) {
-        hasAttrs = true;
-        const value = attrs[key];
-        if (value.indexOf("&") >= 0) attrs[key] = decodeEntities(value, entities);
-        if (key === "xmlns") (declared ??= {})[""] = attrs[key];
-        else if (key.startsWith("xmlns:")) (declared ??= {})[key.slice(6)] = attrs[key];
+      const hasAttrs = attrs !== NO_ATTRIBUTES;
+      if (hasAttrs) {
+        for (const key in attrs) {
+          const value = attrs[key];
+          if (value.indexOf("&") >= 0) attrs[key] = decodeEntities(value, entities);
+          if (key === "xmlns") (declared ??= {})[""] = attrs[key];
+          else if (key.startsWith("xmlns:")) (declared ??= {})[key.slice(6)] = attrs[key];
+        }
       }
       if (declared) {
         scope = { prefixes: { ...scope.prefixes, ...declared }, names: new Map() };
@@ -147,14 +206,8 @@ export function parseXml(
       const parent = stack.length ? stack[stack.length - 1] : null;
       const parentBase = parent ? parent.base : baseUrl;
       const xmlBase = hasAttrs ? attrs["xml:base"] : undefined;
-      const element: XmlElement = {
-        name,
-        attrs,
-        text: "",
-        children: NO_CHILDREN,
-        mixed: null,
-        base: xmlBase === undefined ? parentBase : resolveBase(xmlBase, parentBase),
-      };
+      const base = xmlBase === undefined ? parentBase : resolveBase(xmlBase, parentBase);
+      const element = new Element(name, attrs, base);
       if (parent) {
         if (parent.children === NO_CHILDREN) parent.children = [element];
         else parent.children.push(element);
@@ -164,41 +217,41 @@ export function parseXml(
       stack.push(element);
       rawNames.push(rawName);
     },
-    onclosetag(rawName) {
-      // htmlparser2 keeps its own stack; ours may already have closed this element (see
+    onclosetag(rawName, atEnd) {
+      // The scanner keeps its own stack; ours may already have closed this element (see
       // NO_NESTING), so close by name and ignore a close for an element we do not have open.
       const at = rawNames.lastIndexOf(rawName);
       if (at < 0) return;
-      while (stack.length > at) closeTop(!ending);
+      while (stack.length > at) closeTop(!atEnd);
     },
     ontext(data) {
-      if (stack.length === 0) return;
-      const element = stack[stack.length - 1];
-      // Indentation between child elements is not content; keeping it would cost a string and a
-      // mixed-content list on every container.
-      if (element.children.length && !element.mixed && !inCdata && !NOT_SPACE.test(data)) return;
-      const value = inCdata ? data : decodeEntities(data, entities);
-      element.text += value;
-      if (element.mixed) element.mixed.push(value);
-      else if (element.children.length) element.mixed = [...element.children, value];
+      addText(data, false);
     },
-    oncdatastart() {
-      inCdata = true;
+    oncdata(data) {
+      addText(data, true);
     },
-    oncdataend() {
-      inCdata = false;
-    },
-  }, {
-    xmlMode: true,
-    decodeEntities: false,
-    lowerCaseTags: true,
-    lowerCaseAttributeNames: true,
   });
-  parser.write(text);
-  // Whatever closes from here on was still open when the document ended.
-  ending = true;
-  parser.end();
   return roots;
+}
+
+/** Local parts of prefixed names, by prefix; bounded, as a hostile document's names are many. */
+const LOCAL_NAMES = new Map<string, Map<string, string>>();
+const MAX_LOCAL_NAMES = 512;
+
+/**
+ * `name` without the prefix `ns` ("atom:title" → "title" for "atom:"), or `name` itself when it
+ * has another. Remembered, so mapping the children of every entry slices no strings.
+ */
+export function withoutPrefix(name: string, ns: string): string {
+  if (ns === "" || !name.startsWith(ns)) return name;
+  let names = LOCAL_NAMES.get(ns);
+  if (names === undefined) LOCAL_NAMES.set(ns, names = new Map());
+  let local = names.get(name);
+  if (local === undefined) {
+    local = name.slice(ns.length);
+    if (names.size < MAX_LOCAL_NAMES) names.set(name, local);
+  }
+  return local;
 }
 
 /** The first child element with this canonical name. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { FeedError, orderEntries, parseFeed } from "../../src/feeds/mod.ts";
-import { parseDate } from "../../src/feeds/dates.ts";
+import { formatRfc3339, parseDate, patternDate } from "../../src/feeds/dates.ts";
 import { decodeEntities } from "../../src/feeds/entities.ts";
 import { contentId } from "../../src/feeds/identity.ts";
 import type { Entry } from "../../src/feeds/entry.ts";
@@ -29,6 +29,16 @@ Deno.test("many references to a modest entity hit the total expansion budget", (
   assert.throws(() => parseFeed(doc, BASE), /entity expansion exceeds the limit/);
 });
 
+Deno.test("the expansion budget counts references in text that no entry reads", () => {
+  const value = "y".repeat(50_000);
+  const doc = `<!DOCTYPE r [<!ENTITY e "${value}">]><rss><channel><item><guid>g</guid>` +
+    `<category>${"&e;".repeat(100)}</category></item></channel></rss>`;
+  assert.throws(
+    () => parseFeed(doc, BASE, null, { summaries: false }),
+    /entity expansion exceeds the limit/,
+  );
+});
+
 Deno.test("external entities are never resolved, even when the file exists", () => {
   const dir = Deno.makeTempDirSync();
   const secret = `${dir}/secret.txt`;
@@ -48,6 +58,18 @@ Deno.test("entity decoding: XML, HTML named, numeric, bare ampersand, cp1252 num
   assert.equal(decodeEntities("AT&T & R&D"), "AT&T & R&D");
   assert.equal(decodeEntities("&#150;&#153;"), "–™");
   assert.equal(decodeEntities("?a=1&copy=2"), "?a=1&copy=2");
+  // XML's five are read without slicing their names; near misses fall through to the rest.
+  const nearMisses = ["&ltx;", "&LT;", "&amp", "&am;", "a&lt;b&gt", "&apos;&apos", "&&lt;;"];
+  assert.deepEqual(nearMisses.map((t) => decodeEntities(t)), [
+    "&ltx;",
+    "<",
+    "&amp",
+    "&am;",
+    "a<b&gt",
+    "'&apos",
+    "&<;",
+  ]);
+  assert.equal(decodeEntities("&ampx;&quotation;&#38;lt;"), "&ampx;&quotation;&lt;");
 });
 
 Deno.test("dates: RFC 822 and RFC 3339 with their broken variants", () => {
@@ -78,6 +100,24 @@ Deno.test("identity: guid, else link, else a stable hash of title and content", 
   assert.equal(c.id, contentId("C", "body"));
   assert.equal(parseFeed(doc, BASE).entries[2].id, c.id, "stable across parses");
   assert.notEqual(contentId("C", "body"), contentId("C", "body2"));
+});
+
+Deno.test("without summaries, entries keep their ids and only a hashed entry reads its summary", () => {
+  const doc = `<rss><channel>
+    <item><guid>g1</guid><title>A</title><description>&lt;p&gt;one&lt;/p&gt;</description></item>
+    <item><title>C</title><description>&lt;b&gt;body&lt;/b&gt;</description></item>
+  </channel></rss>
+  `;
+  const full = parseFeed(doc, BASE).entries;
+  const bare = parseFeed(doc, BASE, null, { summaries: false }).entries;
+  assert.deepEqual(full.map((e) => e.summary), ["one", "body"]);
+  assert.deepEqual(bare.map((e) => e.summary), ["", "body"]);
+  assert.deepEqual(bare.map((e) => e.id), full.map((e) => e.id));
+  assert.equal(bare[1].id, contentId("C", "body"));
+  const atom = `<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>x</id><title>T</title>
+    <summary type="html">&lt;i&gt;s&lt;/i&gt;</summary></entry></feed>`;
+  assert.equal(parseFeed(atom, BASE).entries[0].summary, "s");
+  assert.equal(parseFeed(atom, BASE, null, { summaries: false }).entries[0].summary, "");
 });
 
 function entry(id: string, link: string | null, date: string | null): Entry {
@@ -114,6 +154,13 @@ Deno.test("merge: within one document, entries without ids merge by link", () =>
   // One with an id of its own and one without are not merged by their shared link.
   const mixed = [entry("guid-1", link, null), entry("hash:0123456789abcdef", link, null)];
   assert.equal(orderEntries([mixed]).length, 2);
+  // Entries without own id merge by link whatever stands between them.
+  const apart = [
+    entry("hash:a", link, null),
+    entry("guid-2", link, null),
+    entry("hash:b", link, null),
+  ];
+  assert.deepEqual(orderEntries([apart]).map((e) => e.id), ["hash:b", "guid-2"]);
 });
 
 Deno.test("merge: undated entries keep reverse document order around sorted dated ones", () => {
@@ -166,4 +213,52 @@ Deno.test("atom: a license link is never the link; only a web-address id stands 
   const [a, b] = parseFeed(doc, BASE).entries;
   assert.equal(a.link, null);
   assert.equal(b.link, "https://e/2");
+});
+
+Deno.test("dates: the common forms' fast reading agrees with the general patterns", () => {
+  const pick = <T>(xs: T[], i: number) => xs[i % xs.length];
+  const zones = ["GMT", "UTC", "+0000", "-0500", "EST", "Z", "+01:00", "XYZ", "gmt", "+0530"];
+  const isoZones = ["Z", "+00:00", "-05:30", "+14:00", "z", "+0100", "", "+1:00", "Zx"];
+  const days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "Xyz", "1ab", "M,n", "Mo."];
+  const months = ["Jan", "Feb", "Mar", "Dec", "Mai", "Okt", "Foo", "jan", "JAN", "J.n", "J-n"];
+  const fields = ["00", "01", "09", "12", "13", "23", "24", "29", "31", "32", "59", "60", "99"];
+  const years = ["2024", "1999", "0099", "1799", "9999", "20x4"];
+  const inputs: string[] = [];
+  for (let i = 0; i < 4000; i++) {
+    const [d, h, m, s] = [i, i * 7, i * 11, i * 13].map((k) => pick(fields, k));
+    inputs.push(
+      `${pick(days, i * 3)}, ${d} ${pick(months, i * 5)} ${pick(years, i)} ${h}:${m}:${s} ` +
+        pick(zones, i * 17),
+      `${pick(years, i * 3)}-${pick(fields, i * 5)}-${d}T${h}:${m}:${s}` +
+        (i % 3 === 0 ? `.${String(i % 1000).padStart(3, "0")}` : i % 3 === 1 ? ".5" : "") +
+        pick(isoZones, i * 19),
+    );
+  }
+  for (const input of inputs) {
+    assert.deepEqual(parseDate(input), patternDate(input), input);
+  }
+  assert.equal(
+    parseDate("Wed, 31 Jan 2024 10:00:00 GMT")?.toISOString(),
+    "2024-01-31T10:00:00.000Z",
+  );
+  assert.equal(
+    parseDate("2024-01-31T10:00:00.250+01:00")?.toISOString(),
+    "2024-01-31T09:00:00.250Z",
+  );
+});
+
+Deno.test("dates: RFC 3339 output is toISOString's, without .000", () => {
+  const iso = (d: Date) => d.toISOString().replace(/\.000Z$/, "Z");
+  let time = Date.UTC(-300, 0, 1);
+  const end = Date.UTC(10_300, 0, 1);
+  // Some 40,000 instants, leap days, ends of months and years included, from 300 BC to 10300.
+  for (let i = 0; time < end; i++) {
+    const date = new Date(time);
+    assert.equal(formatRfc3339(date), iso(date));
+    time += 86_400_000 * 97 + (i % 7 === 0 ? 0 : 3_599_999) + (i % 1013);
+  }
+  for (const text of ["2024-02-29T23:59:59.999Z", "2000-03-01T00:00:00Z", "1970-01-01T00:00:00Z"]) {
+    assert.equal(formatRfc3339(new Date(text)), iso(new Date(text)));
+  }
+  assert.equal(formatRfc3339(new Date("2024-01-31T10:00:00.050Z")), "2024-01-31T10:00:00.050Z");
 });
