@@ -1,0 +1,48 @@
+/**
+ * What `courier browse` writes to its own stderr when a download ends early: Deno's server logs
+ * the error that fails the transfer, and that log must be one line naming why, never an Error
+ * with a stack of our internals.
+ */
+import assert from "node:assert/strict";
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const ENDLESS =
+  "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT n, printf('%.100c', 'n') FROM c";
+
+Deno.test("browse: a download cut by the time limit is logged as one line, without a stack", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "browse_log_" });
+  const db = `${dir}/empty.db`;
+  await Deno.writeFile(db, new Uint8Array());
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", MAIN, "browse", db, "--port", "0", "--timeout", "300ms"],
+    stdout: "piped",
+    stderr: "piped",
+    stdin: "null",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  try {
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    let url: string | undefined;
+    while (url === undefined) {
+      const { value, done } = await reader.read();
+      if (done) assert.fail(`courier browse exited before serving: ${await stderr}`);
+      seen += value;
+      url = /(http:\/\/\S+\/)/.exec(seen)?.[1];
+    }
+    reader.releaseLock();
+    const res = await fetch(`${url}api/query?format=csv&query=${encodeURIComponent(ENDLESS)}`);
+    assert.equal(res.status, 200);
+    // The transfer fails: the time limit cut the file short.
+    await assert.rejects(res.arrayBuffer());
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await child.stdout.cancel().catch(() => {});
+  }
+  const log = await stderr;
+  assert.match(log, /^\[courier browse: a download ended early: .*time limit.*\]$/m);
+  assert.doesNotMatch(log, /^\s+at /m, log);
+  await Deno.remove(dir, { recursive: true });
+});
