@@ -4,6 +4,7 @@
  * one test waits for one real minute boundary (the old config going on after a failed reload).
  */
 import assert from "node:assert/strict";
+import { closedPort } from "../support/hostile_servers.ts";
 import Database from "libsql";
 import { stringify } from "yaml";
 import { acquireLock } from "../../src/store/lock.ts";
@@ -132,14 +133,6 @@ async function withEnv(fn: (env: Env) => Promise<void>) {
   }
 }
 
-/** A port nothing listens on now. */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
 const bolds = (bot: FakeBotApi, chat?: string) => bot.messages(chat).map((m) => m.bold[0]);
 
 Deno.test("forward: catches up at start, serves /healthz and /metrics, a SIGHUP adds a feed, SIGTERM exits 0 and frees the lock", () =>
@@ -150,7 +143,7 @@ Deno.test("forward: catches up at start, serves /healthz and /metrics, a SIGHUP 
       minute: 1,
     }]);
     await env.writeConfig({ feeds: [feed("news", env.feeds.url("/news.xml"))] });
-    const port = freePort();
+    const port = closedPort();
     const courier = env.forward("--metrics", `127.0.0.1:${port}`);
 
     assert.match(

@@ -4,17 +4,9 @@ import { readFeed } from "../../src/feeds/mod.ts";
 import { openProxyClient } from "../../src/net/client.ts";
 import { parseProxy } from "../../src/net/proxy.ts";
 import { startMicrosocks, startTinyproxy } from "../support/proxy_servers.ts";
-import { startTlsTrouble } from "../support/tls_servers.ts";
+import { closedPort, startDropper, startTlsTrouble } from "../support/hostile_servers.ts";
 
 const OPTIONS = { timeoutMs: 20_000, maxBytes: 1_000_000 };
-
-/** A port nothing listens on: bound by the OS, then let go. */
-function closedPort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
 
 /** The message fetchFeedUrl fails with. */
 async function failure(promise: Promise<unknown>): Promise<string> {
@@ -24,25 +16,6 @@ async function failure(promise: Promise<unknown>): Promise<string> {
     return (error as Error).message;
   }
   throw new Error("expected the fetch to fail");
-}
-
-/** A TCP server that takes each connection and drops it before answering. */
-function startDropper() {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const serving = (async () => {
-    for await (const conn of listener) {
-      // Closing with the request still unread makes the kernel send a reset.
-      await conn.read(new Uint8Array(1)).catch(() => null);
-      conn.close();
-    }
-  })().catch(() => {});
-  return {
-    port: (listener.addr as Deno.NetAddr).port,
-    async close() {
-      listener.close();
-      await serving;
-    },
-  };
 }
 
 Deno.test("fetch failure: a refused connection says so and names the URL", async () => {

@@ -10,18 +10,10 @@ import { Secret } from "../../src/log/secret.ts";
 import { openProxyClient } from "../../src/net/client.ts";
 import { parseProxy } from "../../src/net/proxy.ts";
 import { startMicrosocks, startTinyproxy } from "../support/proxy_servers.ts";
-import { startTlsTrouble } from "../support/tls_servers.ts";
+import { closedPort, startDropper, startTlsTrouble } from "../support/hostile_servers.ts";
 
 const TOKEN = "123456:TEST-token_abc";
 const message = { html: "hi", previews: false };
-
-/** A port nothing listens on: bound by the OS, then let go. */
-function closedPort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
 
 /**
  * The message one send fails with, without retries (waits are skipped). Checks that neither
@@ -226,23 +218,15 @@ Deno.test("messenger: TLS, an untrusted certificate and a port that does not spe
 });
 
 Deno.test("messenger: a server that drops the connection before answering is a reset", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const serving = (async () => {
-    for await (const conn of listener) {
-      // Closing with the request still unread makes the kernel send a reset.
-      await conn.read(new Uint8Array(1)).catch(() => null);
-      conn.close();
-    }
-  })().catch(() => {});
-  const base = `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`;
+  const dropper = startDropper();
+  const base = `http://127.0.0.1:${dropper.port}`;
   try {
     assert.equal(
       (await failure(base)).message,
       `${UNAVAILABLE}: ${sendUrl(base)}: connection closed before the answer (reset)`,
     );
   } finally {
-    listener.close();
-    await serving;
+    await dropper.close();
   }
 });
 

@@ -1,9 +1,40 @@
 /**
+ * Servers a client fails against, for the failure-wording tests of feeds and the messenger.
+ */
+import assert from "node:assert/strict";
+
+/** A port nothing listens on: bound by the OS, then let go. */
+export function closedPort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
+/** A TCP server that takes each connection and drops it before answering (a reset). */
+export function startDropper(): { port: number; close(): Promise<void> } {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const serving = (async () => {
+    for await (const conn of listener) {
+      // Closing with the request still unread makes the kernel send a reset.
+      await conn.read(new Uint8Array(1)).catch(() => null);
+      conn.close();
+    }
+  })().catch(() => {});
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    async close() {
+      listener.close();
+      await serving;
+    },
+  };
+}
+
+/**
  * Two servers a TLS client fails against, for the failure-wording tests of feeds and the
  * messenger: one with a self-signed certificate (made by Debian's openssl for this run) and one
  * that speaks plain HTTP where https is expected. Both answer `answer()` if ever reached.
  */
-import assert from "node:assert/strict";
 
 export interface TlsTrouble {
   /** Port of the server whose certificate no CA issued. */
