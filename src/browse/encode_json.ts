@@ -1,4 +1,4 @@
-import { type ApiValue, MAX_SAFE, toApiValue } from "./values.ts";
+import { MAX_SAFE, toApiValue } from "./values.ts";
 
 /**
  * A JSON answer stops taking rows before its text passes this many characters, and says
@@ -11,10 +11,6 @@ export const MAX_JSON_ANSWER_CHARS = 10 * 1024 * 1024;
 /** `{"columns":[...],"rows":[` — the answer is written in pieces, rows as they come. */
 export function jsonHead(columns: string[]): string {
   return `{"columns":${JSON.stringify(columns)},"rows":[`;
-}
-
-export function jsonRow(values: ApiValue[], first: boolean): string {
-  return (first ? "" : ",") + JSON.stringify(values);
 }
 
 export function jsonTail(stats: Record<string, unknown>, truncated: boolean): string {

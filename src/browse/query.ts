@@ -1,14 +1,7 @@
 import { EPONYMOUS_MODULES, SCHEMA_MODULES } from "./allow.ts";
 import type { Db, Params } from "./db.ts";
 import { csvHeader, csvLine } from "./encode_csv.ts";
-import {
-  JsonBody,
-  jsonHead,
-  jsonRow,
-  jsonRowOf,
-  jsonTail,
-  MAX_JSON_ANSWER_CHARS,
-} from "./encode_json.ts";
+import { JsonBody, jsonHead, jsonRowOf, jsonTail, MAX_JSON_ANSWER_CHARS } from "./encode_json.ts";
 import { XML_TAIL, xmlHead, xmlRow } from "./encode_xml.ts";
 import {
   checkProgram,
@@ -286,11 +279,10 @@ export async function runQuery(
       rows++;
       return true;
     }
-    const converted = row.map(toApiValue);
     rows++;
-    if (req.format === "csv") buf += csvLine(converted);
-    else if (req.format === "xml") buf += xmlRow(columns, converted);
-    else buf += jsonRow(converted, rows === 1);
+    if (req.format === "csv") buf += csvLine(row.map(toApiValue));
+    else if (req.format === "xml") buf += xmlRow(columns, row.map(toApiValue));
+    else buf += (rows === 1 ? "" : ",") + jsonRowOf(row);
     flush(false);
     return true;
   };
