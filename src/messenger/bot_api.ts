@@ -3,7 +3,7 @@ import type { Logger } from "../log/logger.ts";
 import { redactUrl, scrub, type Secret } from "../log/secret.ts";
 import { proxyOf } from "../net/client.ts";
 import { describeNetworkFailure } from "../net/failure.ts";
-import { describeStatus } from "../net/http_status.ts";
+import { describeStatus, reasonPhrase } from "../net/http_status.ts";
 import { describeProxy, type ProxySpec } from "../net/proxy.ts";
 import {
   ChatError,
@@ -250,7 +250,9 @@ export class BotApi implements Outbox {
       return { sent: { messageId: id, chat } };
     }
     if (answer === null) return this.#notBotApi(response, chat);
-    const description = this.#clean(answer.description ?? reasonPhrase(status));
+    const description = this.#clean(
+      answer.description ?? (reasonPhrase(status) || "no description"),
+    );
     if (status === 429) {
       const after = Number(answer.parameters?.retry_after);
       return { retryAfterS: Number.isFinite(after) && after > 0 ? after : 1 };
@@ -352,9 +354,4 @@ function botApiAnswer(text: string): ApiAnswer | null {
   } catch {
     return null;
   }
-}
-
-/** "Bad Gateway" for 502: the standard text alone, for an answer that gave no description. */
-function reasonPhrase(status: number): string {
-  return describeStatus(status).replace(/^HTTP \d+ ?/, "") || "no description";
 }

@@ -77,8 +77,16 @@ const MAX_REASON = 60;
  * a standard text, on one line, without markup and cut short. Never reads the body.
  */
 export function describeStatus(status: number, statusText = ""): string {
-  const reason = STATUS_CODES[status] ?? cleanReason(statusText);
+  const reason = reasonPhrase(status, statusText);
   return reason ? `HTTP ${status} ${reason}` : `HTTP ${status}`;
+}
+
+/**
+ * The standard reason phrase of `status` ("Bad Gateway"), else the server's own cleaned up,
+ * else "".
+ */
+export function reasonPhrase(status: number, statusText = ""): string {
+  return STATUS_CODES[status] ?? cleanReason(statusText);
 }
 
 function cleanReason(text: string): string {
