@@ -9,6 +9,7 @@ import { FeedError } from "../feeds/errors.ts";
 import { type FeedFormat, typeMismatch } from "../feeds/format.ts";
 import { orderEntries } from "../feeds/merge.ts";
 import { parseFeed } from "../feeds/parse.ts";
+import { fileReadProblem } from "../log/file_error.ts";
 import { parseCommandArgs } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
 
@@ -23,10 +24,7 @@ async function readFileBytes(path: string): Promise<Uint8Array> {
   try {
     return await Deno.readFile(path);
   } catch (error) {
-    const reason = error instanceof Deno.errors.NotFound
-      ? "no such file"
-      : (error as Error).message.split("\n")[0];
-    throw new UserError(`courier preview: ${path}: ${reason}`, 1);
+    throw new UserError(`courier preview: ${path}: ${fileReadProblem(error)}`, 1);
   }
 }
 
