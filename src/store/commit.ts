@@ -1,4 +1,4 @@
-import type { Client, InStatement, ResultSet } from "@libsql/client";
+import type { Database, InStatement, ResultSet } from "./sqlite.ts";
 
 /**
  * Commits statements as one transaction, or together with those of other callers waiting at
@@ -14,7 +14,7 @@ export class GroupCommit {
   }[] = [];
   #committing: Promise<void> | null = null;
 
-  constructor(private readonly client: Client) {}
+  constructor(private readonly client: Database) {}
 
   commit(statements: InStatement[]): Promise<ResultSet[]> {
     return new Promise((resolve, reject) => {

@@ -1,5 +1,4 @@
-// The local-file client only: the package root also loads the remote ones (HTTP, WebSocket).
-import { type Client, createClient } from "@libsql/client/sqlite3";
+import { Database } from "./sqlite.ts";
 import type { Entry } from "../feeds/entry.ts";
 import { type Clock, realClock, type TimerId } from "../log/clock.ts";
 import { GroupCommit } from "./commit.ts";
@@ -67,7 +66,7 @@ const DEFAULT_FLUSH_AFTER_MS = 30_000;
 
 /**
  * The forwarder's state: which entries each feed has seen and sent (entries.ts), its runs
- * (runs.ts), its fetch validators (validators.ts) and chat migrations. One libSQL file; every
+ * (runs.ts), its fetch validators (validators.ts) and chat migrations. One SQLite file (sqlite.ts); every
  * write that matters for delivery (an entry marked sent) is its own committed transaction
  * before the next message goes out.
  */
@@ -81,7 +80,7 @@ export class Store {
   readonly #readOnly: boolean;
 
   private constructor(
-    private readonly client: Client,
+    private readonly client: Database,
     readonly path: string,
     options: StoreOptions,
   ) {
@@ -111,11 +110,11 @@ export class Store {
         throw new StoreError(`cannot create database directory ${dbDir}: ${error.message}`);
       });
     }
-    let client: Client;
+    let client: Database;
     try {
       // One connection: the per-connection PRAGMAs below (synchronous, query_only, busy_timeout)
       // must hold for every statement, and SQLite calls here are synchronous anyway.
-      client = createClient({ url: `file:${path}`, concurrency: 1 });
+      client = Database.open(path);
       if (options.readOnly) {
         await client.execute("PRAGMA query_only = 1");
       } else {

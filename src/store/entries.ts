@@ -1,4 +1,4 @@
-import type { Client, InStatement } from "@libsql/client";
+import type { Database, InStatement } from "./sqlite.ts";
 import type { Entry } from "../feeds/entry.ts";
 import { dateOf, iso } from "./times.ts";
 
@@ -8,7 +8,7 @@ import { dateOf, iso } from "./times.ts";
  * message goes out.
  */
 export class EntriesTable {
-  constructor(private readonly client: Client) {}
+  constructor(private readonly client: Database) {}
 
   /** Whether the feed has had its first sighting (its first successful read). */
   async isKnownFeed(feed: string): Promise<boolean> {

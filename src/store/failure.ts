@@ -1,8 +1,9 @@
 /**
  * What a failed SQLite call means to a user, in words: "disk full", "the file is corrupt".
- * libSQL's errors carry SQLite's result code (`code`, `extendedCode`: "SQLITE_FULL",
- * "SQLITE_IOERR_WRITE") and a message prefixed with it ("SQLITE_FULL: database or disk is
- * full"); the store puts the step and the file in front (db.ts, StoreError).
+ * The store's connection (sqlite.ts) gives SQLite's result code with its errors (`code`,
+ * `extendedCode`: "SQLITE_FULL", "SQLITE_IOERR_WRITE"), as libSQL does, whose messages also
+ * start with it ("SQLITE_FULL: database or disk is full"); the store puts the step and the file
+ * in front (db.ts, StoreError).
  */
 
 interface SqliteLike {
@@ -11,7 +12,7 @@ interface SqliteLike {
   message?: unknown;
 }
 
-/** SQLite's result code of an error from libSQL ("SQLITE_FULL"), or null for any other error. */
+/** SQLite's result code of an error ("SQLITE_FULL"), or null for any other error. */
 export function sqliteCode(error: unknown): string | null {
   const code = (error as SqliteLike | null)?.code;
   return typeof code === "string" && code.startsWith("SQLITE_") ? code : null;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { createClient } from "@libsql/client";
 import { dbPath, Store, StoreError } from "../../src/store/db.ts";
 import { describeFailure, sqliteCode } from "../../src/store/failure.ts";
+import { Database } from "../../src/store/sqlite.ts";
 import { storeEntry } from "../support/store_records.ts";
 
 Deno.test("describeFailure: SQLite's own failures in words", async () => {
@@ -9,7 +9,7 @@ Deno.test("describeFailure: SQLite's own failures in words", async () => {
   try {
     // A real SQLITE_FULL: SQLite's page limit stands in for the disk (the CLI test fills a real
     // tmpfs; this one runs anywhere).
-    const full = createClient({ url: `file:${dir}/full.db` });
+    const full = Database.open(`${dir}/full.db`);
     await full.execute("PRAGMA max_page_count = 3");
     await full.execute("CREATE TABLE t (x)");
     const error = await full.execute("INSERT INTO t VALUES (randomblob(100000))").then(
@@ -21,7 +21,7 @@ Deno.test("describeFailure: SQLite's own failures in words", async () => {
     assert.equal(describeFailure(error), "disk full");
 
     await Deno.writeTextFile(`${dir}/junk.db`, "not a database ".repeat(500));
-    const junk = createClient({ url: `file:${dir}/junk.db` });
+    const junk = Database.open(`${dir}/junk.db`);
     const notDb = await junk.execute("SELECT * FROM sqlite_master").then(() => null, (e) => e);
     junk.close();
     assert.equal(describeFailure(notDb), "the file is not an SQLite database");
@@ -35,8 +35,8 @@ Deno.test("describeFailure: SQLite's own failures in words", async () => {
 });
 
 Deno.test("describeFailure: an I/O error (a write past a file size limit) says what it may be", () => {
-  // SQLite turns EFBIG (RLIMIT_FSIZE) and other failed writes into SQLITE_IOERR_WRITE; libSQL
-  // passes it on in this shape.
+  // SQLite turns EFBIG (RLIMIT_FSIZE) and other failed writes into SQLITE_IOERR_WRITE;
+  // src/store/sqlite.ts passes it on in this shape.
   const error = Object.assign(new Error("SQLITE_IOERR_WRITE: disk I/O error"), {
     code: "SQLITE_IOERR",
     extendedCode: "SQLITE_IOERR_WRITE",

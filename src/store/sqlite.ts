@@ -1,0 +1,199 @@
+/**
+ * The forwarder's own database connection, through the SQLite built into Deno (`node:sqlite`).
+ *
+ * Why not `@libsql/client` as for `browse`: loading it (the CommonJS `libsql` package, Node
+ * compatibility and its native addon) takes ~48 ms before the first statement, about half of
+ * a whole steady-state `courier once`; `node:sqlite` is ready in ~2 ms. The file is the same
+ * SQLite format, so `courier browse` (libSQL) still opens it. `browse` keeps libSQL, which
+ * also speaks to remote libSQL servers.
+ *
+ * The interface is the small part of `@libsql/client` the store used (execute, batch with a
+ * transaction, rows as arrays, SQLite's result code on errors), so the store's modules read
+ * the same as before. Calls are synchronous underneath; they return promises because the
+ * store's callers await them (as they did the libSQL client, synchronous underneath too).
+ */
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+
+export type SqlValue = null | number | bigint | string | Uint8Array;
+export type Row = SqlValue[];
+
+/** A statement with positional `?` arguments, or bare SQL. */
+export type InStatement = string | { sql: string; args?: readonly SqlValue[] };
+
+export interface ResultSet {
+  rows: Row[];
+  /** Rows changed by an INSERT, UPDATE or DELETE (0 for a query). */
+  rowsAffected: number;
+}
+
+/**
+ * A failed SQLite call, with SQLite's result code in the words libSQL uses (`SQLITE_FULL`,
+ * extended `SQLITE_IOERR_WRITE`), which failure.ts turns into a reason a user can read.
+ */
+export class SqliteError extends Error {
+  override name = "SqliteError";
+  constructor(message: string, readonly code: string, readonly extendedCode: string) {
+    super(message);
+  }
+}
+
+/** SQLite's primary result codes (sqlite3.h), by number. */
+const PRIMARY: Record<number, string> = {
+  1: "ERROR",
+  2: "INTERNAL",
+  3: "PERM",
+  4: "ABORT",
+  5: "BUSY",
+  6: "LOCKED",
+  7: "NOMEM",
+  8: "READONLY",
+  9: "INTERRUPT",
+  10: "IOERR",
+  11: "CORRUPT",
+  12: "NOTFOUND",
+  13: "FULL",
+  14: "CANTOPEN",
+  15: "PROTOCOL",
+  16: "EMPTY",
+  17: "SCHEMA",
+  18: "TOOBIG",
+  19: "CONSTRAINT",
+  20: "MISMATCH",
+  21: "MISUSE",
+  22: "NOLFS",
+  23: "AUTH",
+  24: "FORMAT",
+  25: "RANGE",
+  26: "NOTADB",
+};
+
+/** The extended codes of SQLITE_IOERR (sqlite3.h), which name the call that failed. */
+const IOERR: Record<number, string> = {
+  1: "READ",
+  2: "SHORT_READ",
+  3: "WRITE",
+  4: "FSYNC",
+  5: "DIR_FSYNC",
+  6: "TRUNCATE",
+  7: "FSTAT",
+  8: "UNLOCK",
+  9: "RDLOCK",
+  10: "DELETE",
+  12: "NOMEM",
+  13: "ACCESS",
+  14: "CHECKRESERVEDLOCK",
+  15: "LOCK",
+  16: "CLOSE",
+  18: "SHMOPEN",
+  19: "SHMSIZE",
+  21: "SHMMAP",
+  22: "SEEK",
+  24: "MMAP",
+};
+
+/**
+ * node:sqlite's error (`errcode`, the extended result code; absent for a failed `exec` or
+ * open, which this module does not use for statements) as an SqliteError. Messages it does not
+ * number are matched by SQLite's own words, so an open that fails still says why.
+ */
+function sqliteError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const errcode = (error as { errcode?: unknown }).errcode;
+  let primary: string | undefined;
+  let extended: string | undefined;
+  if (typeof errcode === "number") {
+    primary = PRIMARY[errcode & 0xff];
+    const sub = errcode >> 8;
+    extended = sub === 0
+      ? primary
+      : primary === "IOERR"
+      ? IOERR[sub] && `IOERR_${IOERR[sub]}`
+      : undefined;
+  } else if (/^unable to open database file/.test(error.message)) {
+    primary = "CANTOPEN";
+  }
+  if (primary === undefined) return error;
+  const code = `SQLITE_${primary}`;
+  return new SqliteError(error.message, code, extended ? `SQLITE_${extended}` : code);
+}
+
+const PREPARED_KEPT = 64;
+
+/** One connection to a database file. */
+export class Database {
+  readonly #db: DatabaseSync;
+  /**
+   * Prepared once per SQL text: the store runs the same few statements over and over. Bounded,
+   * since a few texts vary (a placeholder list as long as a feed's entries).
+   */
+  readonly #statements = new Map<string, { statement: StatementSync; reader: boolean }>();
+
+  private constructor(db: DatabaseSync) {
+    this.#db = db;
+  }
+
+  /** Opens (creating it if missing) the database file at `path`. */
+  static open(path: string): Database {
+    try {
+      return new Database(new DatabaseSync(path));
+    } catch (error) {
+      throw sqliteError(error);
+    }
+  }
+
+  execute(statement: InStatement): Promise<ResultSet> {
+    try {
+      return Promise.resolve(this.#run(statement));
+    } catch (error) {
+      return Promise.reject(sqliteError(error));
+    }
+  }
+
+  /**
+   * Runs the statements in one transaction: all of them commit, or none (the first failure
+   * rolls back and rejects). `write` takes the write lock at the start (BEGIN IMMEDIATE), so a
+   * busy database fails before anything ran rather than half-way.
+   */
+  batch(
+    statements: readonly InStatement[],
+    mode: "write" | "read" = "write",
+  ): Promise<ResultSet[]> {
+    try {
+      this.#run(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
+      try {
+        const results = statements.map((s) => this.#run(s));
+        this.#run("COMMIT");
+        return Promise.resolve(results);
+      } catch (error) {
+        if (this.#db.isTransaction) this.#run("ROLLBACK");
+        throw error;
+      }
+    } catch (error) {
+      return Promise.reject(sqliteError(error));
+    }
+  }
+
+  close(): void {
+    this.#statements.clear();
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  #run(statement: InStatement): ResultSet {
+    const sql = typeof statement === "string" ? statement : statement.sql;
+    const args = typeof statement === "string" ? [] : statement.args ?? [];
+    let prepared = this.#statements.get(sql);
+    if (prepared === undefined) {
+      if (this.#statements.size >= PREPARED_KEPT) this.#statements.clear();
+      const s = this.#db.prepare(sql);
+      // Deno has it (as Node 24 does); the bundled Node types may predate it.
+      (s as StatementSync & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
+      prepared = { statement: s, reader: s.columns().length > 0 };
+      this.#statements.set(sql, prepared);
+    }
+    if (prepared.reader) {
+      return { rows: prepared.statement.all(...args) as unknown as Row[], rowsAffected: 0 };
+    }
+    const { changes } = prepared.statement.run(...args);
+    return { rows: [], rowsAffected: Number(changes) };
+  }
+}
