@@ -50,6 +50,18 @@ function closure(
  * its implementation.
  */
 export async function modulesLoadedBy(commandFile: string): Promise<Set<string>> {
+  const root = new URL("../../", import.meta.url).href;
+  const loaded = await specifiersLoadedBy(commandFile);
+  return new Set(
+    [...loaded].filter((s) => s.startsWith(root)).map((s) => s.slice(root.length)),
+  );
+}
+
+/**
+ * Every module `courier <command>` can load, local (`file:` URLs) and npm (`npm:name@version`
+ * as imported), by the same rule as modulesLoadedBy.
+ */
+export async function specifiersLoadedBy(commandFile: string): Promise<Set<string>> {
   const graph = await moduleGraph();
   const root = new URL("../../", import.meta.url).href;
   const descriptor = new URL(commandFile, root).href;
@@ -60,7 +72,5 @@ export async function modulesLoadedBy(commandFile: string): Promise<Set<string>>
       for (const m of closure(graph, d.code.specifier, () => true)) loaded.add(m);
     }
   }
-  return new Set(
-    [...loaded].filter((s) => s.startsWith(root)).map((s) => s.slice(root.length)),
-  );
+  return loaded;
 }
