@@ -66,11 +66,14 @@ function nonEmpty(check: Check): Check {
   return (value) => check(value) ?? ((value as string).length === 0 ? "must not be empty" : null);
 }
 
+const nameShape = matching(
+  NAME_PATTERN,
+  "must start with a letter or digit and contain only letters, digits, '.', '_' and '-'",
+);
+
 export const checkName: Check = (value) => {
-  const problem = matching(
-    NAME_PATTERN,
-    "must start with a letter or digit and contain only letters, digits, '.', '_' and '-'",
-  )(value);
+  // Built once above, not per call: a config checks a name per feed.
+  const problem = nameShape(value);
   if (problem) return problem;
   return (value as string).length > 100 ? "must be at most 100 characters" : null;
 };
