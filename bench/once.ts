@@ -54,6 +54,37 @@ async function worker() {
 await Promise.all(Array.from({ length: ${CONCURRENCY} }, worker));
 `;
 
+/**
+ * The least a steady-state run must do, as a whole process: read the stored validators from
+ * the state database (node:sqlite, as courier does) and fetch every URL conditionally with
+ * them, bodies read, at the same concurrency. Nothing else: no config, no lock, no records.
+ * The gap between it and courier is courier's own start-up and bookkeeping.
+ */
+const FLOOR_SCRIPT = `
+import { DatabaseSync } from "node:sqlite";
+const [urlsFile, dbFile] = Deno.args;
+const urls = JSON.parse(await Deno.readTextFile(urlsFile));
+const db = new DatabaseSync(dbFile);
+const stored = new Map();
+for (const row of db.prepare("SELECT url, etag, last_modified FROM validators").all()) {
+  stored.set(row.url, row);
+}
+db.close();
+let next = 0;
+async function worker() {
+  while (next < urls.length) {
+    const url = urls[next++];
+    const v = stored.get(url);
+    const headers = {};
+    if (v?.etag) headers["if-none-match"] = v.etag;
+    if (v?.last_modified) headers["if-modified-since"] = v.last_modified;
+    const r = await fetch(url, { headers });
+    await r.arrayBuffer();
+  }
+}
+await Promise.all(Array.from({ length: ${CONCURRENCY} }, worker));
+`;
+
 /** Node, if installed (`apt-get install nodejs`): its version, else null. */
 async function nodeVersion(): Promise<string | null> {
   try {
@@ -153,8 +184,12 @@ async function measure(variant: Variant, node: string | null): Promise<void> {
     // Whole processes, each as a user starts it, interleaved (each first as often as the
     // others): the CLI against the state the in-process side left, and the bare fetch scripts.
     await writeConfig(`${dir}/config.yml`, `${dir}/runOnce`, feeds);
+    // One feed of the same state: what a run costs before its feeds, i.e. start-up.
+    await writeConfig(`${dir}/config1.yml`, `${dir}/runOnce`, feeds.slice(0, 1));
     await Deno.writeTextFile(`${dir}/urls.json`, JSON.stringify(feeds.map((f) => f.urls[0])));
+    await Deno.writeTextFile(`${dir}/urls1.json`, JSON.stringify([feeds[0].urls[0]]));
     await Deno.writeTextFile(`${dir}/bare.mjs`, BARE_SCRIPT);
+    await Deno.writeTextFile(`${dir}/floor.mjs`, FLOOR_SCRIPT);
     const commands: Record<string, [string, string[]]> = {
       courier: [Deno.execPath(), [
         "run",
@@ -169,6 +204,27 @@ async function measure(variant: Variant, node: string | null): Promise<void> {
       ]],
       bare: [Deno.execPath(), ["run", "-A", "--quiet", `${dir}/bare.mjs`, `${dir}/urls.json`]],
     };
+    if (variant.validators) {
+      const once1 = commands.courier[1].map((a) =>
+        a === `${dir}/config.yml` ? `${dir}/config1.yml` : a
+      );
+      commands.courier1 = [Deno.execPath(), once1];
+      commands.bare1 = [Deno.execPath(), [
+        "run",
+        "-A",
+        "--quiet",
+        `${dir}/bare.mjs`,
+        `${dir}/urls1.json`,
+      ]];
+      commands.floor = [Deno.execPath(), [
+        "run",
+        "-A",
+        "--quiet",
+        `${dir}/floor.mjs`,
+        `${dir}/urls.json`,
+        `${dir}/runOnce/feed_data/courier.db`,
+      ]];
+    }
     if (node !== null) commands.node = ["node", [`${dir}/bare.mjs`, `${dir}/urls.json`]];
     const runs: Record<string, number[]> = {};
     const order = Object.keys(commands);
@@ -187,6 +243,23 @@ async function measure(variant: Variant, node: string | null): Promise<void> {
     }
     console.log(`    processes   ${figure("courier once", runs.courier, runs.bare)}`);
     console.log(`                ${figure("bare Deno fetch (deno run)", runs.bare)}`);
+    if (runs.floor) {
+      console.log(
+        `                ${
+          figure("floor: validators from SQLite + conditional fetch", runs.floor, runs.bare)
+        }`,
+      );
+      const startUp = median(runs.courier1) - median(runs.bare1);
+      const perFeeds = (median(runs.courier) - median(runs.courier1)) /
+        (median(runs.bare) - median(runs.bare1));
+      console.log(
+        `                ${figure("courier once, 1 feed", runs.courier1)}; bare fetch of 1 URL ${
+          ms(median(runs.bare1))
+        }: courier's start-up ≈ ${startUp.toFixed(0)} ms; its other 499 feeds take ${
+          perFeeds.toFixed(2)
+        }× the bare fetch's other 499 URLs`,
+      );
+    }
     if (runs.node) {
       console.log(
         `                ${figure(`bare Node ${node} fetch`, runs.node)}   courier ${
