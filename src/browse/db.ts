@@ -2,6 +2,7 @@ import Database from "libsql";
 import { createClient } from "@libsql/client";
 import { fileUri } from "./db_url.ts";
 import type { Op } from "./guard.ts";
+import { compilesQueryOnly } from "./sql_text.ts";
 
 export { fileUri, isRemote, localPath } from "./db_url.ts";
 
@@ -15,9 +16,10 @@ export interface RunOptions {
   wrap: boolean;
   /**
    * Checks the exact SQL about to run (the statement, or the wrapper around it) before it runs;
-   * throws to refuse. Resolves to whether its program writes.
+   * throws to refuse. Resolves to whether its program writes, and `quiet` when its program was
+   * listed and opens no virtual table (without it the settings are checked after the request).
    */
-  check(runSql: string): Promise<{ writes: boolean }>;
+  check(runSql: string): Promise<{ writes: boolean; quiet?: boolean }>;
   /** Column names are taken from this SQL when set (the statement before blob literals were rewritten). */
   namesFrom?: string;
 }
@@ -53,6 +55,15 @@ export interface Db {
   ): Promise<{ changes?: number; lastInsertRowid?: unknown }>;
   /** Whether a transaction is open on the connection (it must never be between requests). */
   inTransaction(): boolean;
+  /**
+   * False only while nothing that can change a connection setting has been compiled or run
+   * since settingsChecked(): no text other than a query (a PRAGMA changes flags as it is
+   * compiled) and no program that opens a virtual table (a pragma table-valued function runs
+   * its PRAGMA) or whose check did not say it was quiet. Always true until the first check.
+   */
+  settingsMayHaveChanged(): boolean;
+  /** The settings were read and found as at the baseline. */
+  settingsChecked(): void;
   close(): void;
 }
 
@@ -178,7 +189,10 @@ export function openLocal(path: string, write: boolean): Db {
   } catch (error) {
     throw wrap(error);
   }
+  // Nothing is known of the settings until the first check.
+  let unsettled = true;
   const prepare = (sql: string): LibsqlStatement => {
+    if (!compilesQueryOnly(sql)) unsettled = true;
     try {
       return db.prepare(sql) as unknown as LibsqlStatement;
     } catch (error) {
@@ -212,7 +226,8 @@ export function openLocal(path: string, write: boolean): Db {
         runSql = wrapped;
       } catch { /* not a query a CTE can hold (DML with RETURNING): read as it is */ }
     }
-    const { writes } = await options.check(runSql);
+    const { writes, quiet } = await options.check(runSql);
+    if (!quiet) unsettled = true;
     if (!first.reader) {
       onColumns([]);
       try {
@@ -320,6 +335,10 @@ export function openLocal(path: string, write: boolean): Db {
     },
     run,
     inTransaction: () => db.inTransaction,
+    settingsMayHaveChanged: () => unsettled,
+    settingsChecked() {
+      unsettled = false;
+    },
     close() {
       db.close();
     },
@@ -373,6 +392,9 @@ export function openRemote(url: string, authToken: string | undefined, write: bo
       }
     },
     inTransaction: () => false,
+    // A remote server's connections are its own: nothing here to check.
+    settingsMayHaveChanged: () => false,
+    settingsChecked() {},
     close() {
       client.close();
     },
