@@ -217,10 +217,12 @@ export function openLocal(path: string, write: boolean): Db {
   };
   const run: Db["run"] = async (sql, params, options, onColumns, onRow) => {
     const first = prepare(sql);
+    const reader = first.reader;
     let stmt = first;
     let runSql = sql;
-    if (first.reader && options.wrap) {
-      const wrapped = byteWrapped(sql, first.columns().length);
+    let names = reader ? first.columns() : [];
+    if (reader && options.wrap) {
+      const wrapped = byteWrapped(sql, names.length);
       try {
         stmt = prepare(wrapped);
         runSql = wrapped;
@@ -228,7 +230,7 @@ export function openLocal(path: string, write: boolean): Db {
     }
     const { writes, quiet } = await options.check(runSql);
     if (!quiet) unsettled = true;
-    if (!first.reader) {
+    if (!reader) {
       onColumns([]);
       try {
         const info = first.run(...bindArgs(params));
@@ -237,7 +239,6 @@ export function openLocal(path: string, write: boolean): Db {
         throw wrap(error);
       }
     }
-    let names = first.columns();
     if (options.namesFrom !== undefined) {
       try {
         names = prepare(options.namesFrom).columns();
@@ -291,8 +292,9 @@ export function openLocal(path: string, write: boolean): Db {
         kept.set(sql, stmt);
       }
       try {
-        // all() steps to the end, which ends the statement; the next call resets it.
-        return Promise.resolve(stmt.all()[0] ?? []);
+        // get() steps once and resets, which ends the statement: one native call where all()
+        // made three (these statements have one row).
+        return Promise.resolve((stmt.get() as unknown[] | undefined) ?? []);
       } catch (error) {
         throw wrap(error);
       }
