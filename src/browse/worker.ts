@@ -7,6 +7,7 @@ import {
   FRAME_JSON,
   frameJson,
   FrameReader,
+  SyncFrameReader,
   type WorkerConfig,
   type WorkerEnd,
   type WorkerHead,
@@ -88,8 +89,8 @@ function serverPaths(path: string): string[] {
  * that is the only way to stop SQLite running synchronously in native code.
  */
 export async function runWorker(): Promise<void> {
-  const reader = new FrameReader(Deno.stdin.readable);
-  const first = await reader.read();
+  // The server sends nothing more until the worker says it is ready.
+  const first = new SyncFrameReader(Deno.stdin).read();
   if (!first) return;
   const config = frameJson<WorkerConfig>(first);
   const refuse = (error: unknown) => {
@@ -113,6 +114,11 @@ export async function runWorker(): Promise<void> {
   } catch (error) {
     return refuse(error);
   }
+  // A local worker blocks on its input between requests: it has nothing else to do. A remote
+  // one reads it as a stream, so its client's connection is served meanwhile.
+  const reader = isRemote(config.database)
+    ? new FrameReader(Deno.stdin.readable)
+    : new SyncFrameReader(Deno.stdin);
   writeAll(encodeFrame(FRAME_JSON, JSON.stringify({ ready: true })));
   // The end frame waits until the connection has been checked, so a spoiled worker can say so.
   let end: WorkerEnd | undefined;
