@@ -2,6 +2,7 @@ import Database from "libsql";
 import { createClient } from "@libsql/client";
 import { fileUri } from "./db_url.ts";
 import type { Op } from "./guard.ts";
+import { compilesQueryOnly } from "./sql_text.ts";
 
 export { fileUri, isRemote, localPath } from "./db_url.ts";
 
@@ -15,9 +16,10 @@ export interface RunOptions {
   wrap: boolean;
   /**
    * Checks the exact SQL about to run (the statement, or the wrapper around it) before it runs;
-   * throws to refuse. Resolves to whether its program writes.
+   * throws to refuse. Resolves to whether its program writes, and `quiet` when its program was
+   * listed and opens no virtual table (without it the settings are checked after the request).
    */
-  check(runSql: string): Promise<{ writes: boolean }>;
+  check(runSql: string): Promise<{ writes: boolean; quiet?: boolean }>;
   /** Column names are taken from this SQL when set (the statement before blob literals were rewritten). */
   namesFrom?: string;
 }
@@ -53,6 +55,15 @@ export interface Db {
   ): Promise<{ changes?: number; lastInsertRowid?: unknown }>;
   /** Whether a transaction is open on the connection (it must never be between requests). */
   inTransaction(): boolean;
+  /**
+   * False only while nothing that can change a connection setting has been compiled or run
+   * since settingsChecked(): no text other than a query (a PRAGMA changes flags as it is
+   * compiled) and no program that opens a virtual table (a pragma table-valued function runs
+   * its PRAGMA) or whose check did not say it was quiet. Always true until the first check.
+   */
+  settingsMayHaveChanged(): boolean;
+  /** The settings were read and found as at the baseline. */
+  settingsChecked(): void;
   close(): void;
 }
 
@@ -158,6 +169,10 @@ function unwrapRow(row: unknown[]): unknown[] {
   return row;
 }
 
+const SCHEMA_VERSION = "PRAGMA schema_version";
+/** How many prepared queries a read-only connection keeps for reuse. */
+const READY_KEPT = 64;
+
 /** One row of an `EXPLAIN` listing (addr, opcode, p1, p2, p3, p4, …) as the checks read it. */
 function toOp(r: unknown[]): Op {
   return {
@@ -178,7 +193,11 @@ export function openLocal(path: string, write: boolean): Db {
   } catch (error) {
     throw wrap(error);
   }
+  // Nothing is known of the settings until the first check.
+  let unsettled = true;
+  const kept = new Map<string, LibsqlStatement>();
   const prepare = (sql: string): LibsqlStatement => {
+    if (!compilesQueryOnly(sql)) unsettled = true;
     try {
       return db.prepare(sql) as unknown as LibsqlStatement;
     } catch (error) {
@@ -201,35 +220,62 @@ export function openLocal(path: string, write: boolean): Db {
       resetExplain(stmt);
     }
   };
+  /**
+   * A read-only connection's wrapped queries, prepared, by their text: preparing the text and
+   * its wrapper was a quarter of a point query's time. Kept only after a query ran to its end
+   * with a quiet check (no virtual table), and used only at the schema version it was
+   * prepared at: the wrapper names the columns the text had then. Every run is still checked.
+   * Queries with parameters are not kept.
+   */
+  const ready = new Map<string, { stmt: LibsqlStatement; names: { name: string }[]; v: unknown }>();
+  const schemaVersion = () => {
+    let stmt = kept.get(SCHEMA_VERSION);
+    if (!stmt) kept.set(SCHEMA_VERSION, stmt = prepare(SCHEMA_VERSION).raw());
+    return (stmt.get() as unknown[])[0];
+  };
   const run: Db["run"] = async (sql, params, options, onColumns, onRow) => {
-    const first = prepare(sql);
-    let stmt = first;
+    // Only without parameters: SQLite keeps a statement's bindings from one run to the next.
+    const reuse = !write && options.wrap && !options.explain && params === undefined;
+    const version = reuse ? schemaVersion() : undefined;
+    const found = reuse ? ready.get(sql) : undefined;
+    // Out of the map while it runs: put back only after a run to its end.
+    if (found) ready.delete(sql);
+    const hit = found !== undefined && found.v === version ? found : undefined;
+    const first = hit ? undefined : prepare(sql);
+    const reader = hit !== undefined || first!.reader;
+    let names = hit ? hit.names : reader ? first!.columns() : [];
+    let stmt = hit ? hit.stmt : first!;
     let runSql = sql;
-    if (first.reader && options.wrap) {
-      const wrapped = byteWrapped(sql, first.columns().length);
+    let wrapped = false;
+    if (reader && options.wrap) {
+      runSql = byteWrapped(sql, names.length);
       try {
-        stmt = prepare(wrapped);
-        runSql = wrapped;
-      } catch { /* not a query a CTE can hold (DML with RETURNING): read as it is */ }
+        if (!hit) stmt = prepare(runSql);
+        wrapped = true;
+      } catch {
+        // Not a query a CTE can hold (DML with RETURNING): read as it is.
+        runSql = sql;
+      }
     }
-    const { writes } = await options.check(runSql);
-    if (!first.reader) {
+    const { writes, quiet } = await options.check(runSql);
+    if (!quiet) unsettled = true;
+    const keep = reuse && quiet === true && wrapped ? { stmt, names, v: version } : null;
+    if (!reader) {
       onColumns([]);
       try {
-        const info = first.run(...bindArgs(params));
+        const info = first!.run(...bindArgs(params));
         return { changes: info.changes, lastInsertRowid: info.lastInsertRowid };
       } catch (error) {
         throw wrap(error);
       }
     }
-    let names = first.columns();
     if (options.namesFrom !== undefined) {
       try {
         names = prepare(options.namesFrom).columns();
       } catch { /* keep the rewritten statement's names */ }
     }
     onColumns(names.map((c) => c.name));
-    const unwrap = stmt !== first;
+    const unwrap = wrapped;
     stmt.raw();
     let it: LibsqlIterator | undefined;
     let batches: Batches | undefined;
@@ -245,6 +291,10 @@ export function openLocal(path: string, write: boolean): Db {
         }
         batches.saw(next.value!);
         if (!onRow(unwrap ? unwrapRow(next.value!) : next.value!)) break;
+      }
+      if (keep && it === undefined) {
+        ready.set(sql, keep);
+        if (ready.size > READY_KEPT) ready.delete(ready.keys().next().value!);
       }
       return {};
     } catch (error) {
@@ -266,7 +316,6 @@ export function openLocal(path: string, write: boolean): Db {
       if (options.explain) resetExplain(stmt);
     }
   };
-  const kept = new Map<string, LibsqlStatement>();
   return {
     remote: false,
     often(sql) {
@@ -276,8 +325,9 @@ export function openLocal(path: string, write: boolean): Db {
         kept.set(sql, stmt);
       }
       try {
-        // all() steps to the end, which ends the statement; the next call resets it.
-        return Promise.resolve(stmt.all()[0] ?? []);
+        // get() steps once and resets, which ends the statement: one native call where all()
+        // made three (these statements have one row).
+        return Promise.resolve((stmt.get() as unknown[] | undefined) ?? []);
       } catch (error) {
         throw wrap(error);
       }
@@ -320,6 +370,10 @@ export function openLocal(path: string, write: boolean): Db {
     },
     run,
     inTransaction: () => db.inTransaction,
+    settingsMayHaveChanged: () => unsettled,
+    settingsChecked() {
+      unsettled = false;
+    },
     close() {
       db.close();
     },
@@ -373,6 +427,9 @@ export function openRemote(url: string, authToken: string | undefined, write: bo
       }
     },
     inTransaction: () => false,
+    // A remote server's connections are its own: nothing here to check.
+    settingsMayHaveChanged: () => false,
+    settingsChecked() {},
     close() {
       client.close();
     },

@@ -22,7 +22,7 @@ export class ProgramCache {
     sql: string,
     probes: () => Promise<Map<string, string>>,
   ): Promise<{ ops: Op[]; vtabs: Map<string, string> }> {
-    const version = (await db.often("SELECT * FROM pragma_schema_version"))[0];
+    const version = (await db.often("PRAGMA schema_version"))[0];
     const key = `${version}\n${sql}`;
     const kept = this.#kept.get(key);
     if (kept) return { ops: kept, vtabs: new Map() };

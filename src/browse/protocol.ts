@@ -113,6 +113,56 @@ export class FrameReader {
   }
 }
 
+/**
+ * Whole frames read with blocking reads, for a worker that has nothing else to do while it
+ * waits for its next request: an asynchronous read through a stream cost a local worker as
+ * much as the point query it was waiting for.
+ */
+export class SyncFrameReader {
+  #buf = new Uint8Array(64 * 1024);
+  #start = 0;
+  #end = 0;
+
+  constructor(private readonly file: { readSync(p: Uint8Array): number | null }) {}
+
+  #fill(n: number): boolean {
+    while (this.#end - this.#start < n) {
+      if (this.#buf.length - this.#start < n) {
+        if (n > this.#buf.length) {
+          const next = new Uint8Array(n);
+          next.set(this.#buf.subarray(this.#start, this.#end));
+          this.#buf = next;
+        } else {
+          this.#buf.copyWithin(0, this.#start, this.#end);
+        }
+        this.#end -= this.#start;
+        this.#start = 0;
+      }
+      const got = this.file.readSync(this.#buf.subarray(this.#end));
+      if (got === null || got === 0) return false;
+      this.#end += got;
+    }
+    return true;
+  }
+
+  /** The next frame; null at the end of the input. */
+  read(): Frame | null {
+    if (!this.#fill(5)) return null;
+    const len = new DataView(this.#buf.buffer, this.#start, 4).getUint32(0);
+    if (!this.#fill(4 + len)) return null;
+    const kind = this.#buf[this.#start + 4];
+    const payload = this.#buf.slice(this.#start + 5, this.#start + 4 + len);
+    this.#start += 4 + len;
+    if (this.#start === this.#end) this.#start = this.#end = 0;
+    return { kind, payload };
+  }
+
+  /** Bytes read past the last frame returned. */
+  get buffered(): number {
+    return this.#end - this.#start;
+  }
+}
+
 /** What the server asks a worker to do. */
 export type WorkerRequest =
   | { op: "info" }

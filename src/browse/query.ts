@@ -9,6 +9,7 @@ import {
   planPragma,
   type PragmaPlan,
   RefusedError,
+  usesVtabs,
   writes,
 } from "./guard.ts";
 import type { ProgramCache } from "./programs.ts";
@@ -222,7 +223,8 @@ export async function runQuery(
       : await db.program(target, list);
     // Listing a write does not write; what it would call and open is checked all the same.
     checkProgram(ops, { write: write || mode !== "none", vtabs });
-    return { writes: mode === "none" && writes(ops) };
+    // A program that opens no virtual table cannot change a setting as it runs.
+    return { writes: mode === "none" && writes(ops), quiet: !usesVtabs(ops) };
   };
 
   const download = req.format !== "json";

@@ -57,20 +57,28 @@ export async function readSettings(db: Db): Promise<Map<string, string>> {
 export async function baseline(db: Db): Promise<Map<string, string>> {
   if (db.remote) return new Map();
   await db.all(`PRAGMA hard_heap_limit = ${HARD_HEAP_LIMIT}`);
-  return await readSettings(db);
+  const base = await readSettings(db);
+  db.settingsChecked();
+  return base;
 }
 
 /**
  * Compares the settings with the baseline and puts back what changed. Returns false when that
  * was not possible (the hard heap limit can only be lowered in SQL, never raised back): the
- * worker must then be replaced.
+ * worker must then be replaced. Reading them costs more than a point query, so they are read
+ * only when something that can change them was compiled or run since they last matched (a
+ * query whose checked program opens no virtual table cannot: see Db.settingsMayHaveChanged).
  */
 export async function restore(db: Db, base: Map<string, string>): Promise<boolean> {
   if (db.remote) return true;
   if (db.inTransaction()) return false;
+  if (!db.settingsMayHaveChanged()) return true;
   const now = await readSettings(db);
   const changed = [...base].filter(([k, v]) => now.get(k) !== v);
-  if (changed.length === 0) return true;
+  if (changed.length === 0) {
+    db.settingsChecked();
+    return true;
+  }
   for (const [name, value] of changed) {
     if (name === "hard_heap_limit") return false;
     const v = /^-?\d+$/.test(value) ? value : `'${value.replaceAll("'", "''")}'`;
@@ -79,5 +87,7 @@ export async function restore(db: Db, base: Map<string, string>): Promise<boolea
     } catch { /* checked below */ }
   }
   const after = await readSettings(db);
-  return [...base].every(([k, v]) => after.get(k) === v);
+  const back = [...base].every(([k, v]) => after.get(k) === v);
+  if (back) db.settingsChecked();
+  return back;
 }

@@ -14,7 +14,7 @@ export class UnlistableObjects {
   #names = new Map<string, string>();
 
   async names(db: Db): Promise<ReadonlyMap<string, string>> {
-    const version = (await db.often("SELECT * FROM pragma_schema_version"))[0];
+    const version = (await db.often("PRAGMA schema_version"))[0];
     if (version === this.#version) return this.#names;
     const rows = await db.all(
       "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE sql IS NOT NULL " +

@@ -7,6 +7,7 @@ import {
   FRAME_JSON,
   frameJson,
   FrameReader,
+  SyncFrameReader,
   type WorkerConfig,
   type WorkerEnd,
   type WorkerHead,
@@ -88,8 +89,8 @@ function serverPaths(path: string): string[] {
  * that is the only way to stop SQLite running synchronously in native code.
  */
 export async function runWorker(): Promise<void> {
-  const reader = new FrameReader(Deno.stdin.readable);
-  const first = await reader.read();
+  const input = new SyncFrameReader(Deno.stdin);
+  const first = input.read();
   if (!first) return;
   const config = frameJson<WorkerConfig>(first);
   const refuse = (error: unknown) => {
@@ -113,6 +114,12 @@ export async function runWorker(): Promise<void> {
   } catch (error) {
     return refuse(error);
   }
+  // A local worker blocks on its input between requests: it has nothing else to do. A remote
+  // one reads it as a stream, so its client's connection is served meanwhile (the server sends
+  // nothing after the config until the worker says it is ready, so no bytes are left behind).
+  const reader = isRemote(config.database) && input.buffered === 0
+    ? new FrameReader(Deno.stdin.readable)
+    : input;
   writeAll(encodeFrame(FRAME_JSON, JSON.stringify({ ready: true })));
   // The end frame waits until the connection has been checked, so a spoiled worker can say so.
   let end: WorkerEnd | undefined;
