@@ -94,3 +94,14 @@ Deno.test("preview usage errors exit 2; a missing file exits 1", async () => {
   assert.equal(missing.stderr, `courier preview: ${dir}/nope.xml: no such file\n`);
   await Deno.remove(dir);
 });
+
+Deno.test("a FILE's base URL is what node's pathToFileURL(resolve(path)) gives", async () => {
+  const { fileUrlOf } = await import("../../src/cli/preview_run.ts");
+  const { resolve } = await import("node:path");
+  const { pathToFileURL } = await import("node:url");
+  const paths = ["a.xml", "../x/./y.xml", "/tmp/a b%20#c?.xml", "dir//f.xml", "é 𝄞.xml", "x/"];
+  for (let c = 32; c < 127; c++) paths.push(`f${String.fromCharCode(c)}g.xml`);
+  for (const path of paths) {
+    assert.equal(fileUrlOf(path), pathToFileURL(resolve(path)).href, JSON.stringify(path));
+  }
+});
