@@ -163,6 +163,26 @@ Deno.test("merge: within one document, entries without ids merge by link", () =>
   assert.deepEqual(orderEntries([apart]).map((e) => e.id), ["hash:b", "guid-2"]);
 });
 
+Deno.test("merge: dated entries in any order end as a stable sort by date would put them", () => {
+  // Lists already in order skip the sort; shuffled ones, ties and undated gaps must not.
+  let seed = 7;
+  const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  for (let round = 0; round < 300; round++) {
+    const list = Array.from({ length: random(12) }, (_, i) => {
+      const day = random(4);
+      const date = random(5) === 0 ? null : `2024-01-0${1 + (round % 3 === 0 ? i % 9 : day)}`;
+      return entry(`e${i}`, null, date ? `${date}T00:00:00Z` : null);
+    }).reverse();
+    const merged = [...list].reverse();
+    const slots = merged.flatMap((e, i) => e.published ? [i] : []);
+    const dated = slots.map((i) => merged[i]);
+    const sorted = dated.map((e, seq) => ({ e, seq }))
+      .sort((a, b) => a.e.published!.getTime() - b.e.published!.getTime() || a.seq - b.seq);
+    slots.forEach((slot, k) => merged[slot] = sorted[k].e);
+    assert.deepEqual(orderEntries([list]).map((e) => e.id), merged.map((e) => e.id));
+  }
+});
+
 Deno.test("merge: undated entries keep reverse document order around sorted dated ones", () => {
   const list = [
     entry("u1", null, null),
