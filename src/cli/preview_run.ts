@@ -6,7 +6,8 @@ import type { Entry } from "../feeds/entry.ts";
 import { FeedError } from "../feeds/errors.ts";
 import { type FeedFormat, typeMismatch } from "../feeds/format.ts";
 import { orderEntries } from "../feeds/merge.ts";
-import { parseFeed } from "../feeds/parse.ts";
+import { type ParsedFeed, parseFeed } from "../feeds/parse_core.ts";
+import { HtmlParserNotLoaded } from "../feeds/text.ts";
 import { fileReadProblem } from "../log/file_error.ts";
 import { parseCommandArgs } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
@@ -42,12 +43,26 @@ export function fileUrlOf(path: string): string {
   return url.href.length > 8 && url.href.endsWith("/") ? url.href.slice(0, -1) : url.href;
 }
 
-async function previewFile(path: string, type: FeedType | undefined): Promise<Preview> {
-  const url = fileUrlOf(path);
+/**
+ * Parses the file without loading the HTML parser, which most feeds' titles do not need (it was
+ * a tenth of this command's start-up); a document that does need it is read again with it.
+ */
+async function parseFile(path: string, url: string): Promise<ParsedFeed> {
   try {
     // The bytes go straight to the parser, which drops them once decoded; summaries are never
     // shown here.
-    const parsed = parseFeed(await readFileBytes(path), url, null, { summaries: false });
+    return parseFeed(await readFileBytes(path), url, null, { summaries: false });
+  } catch (error) {
+    if (!(error instanceof HtmlParserNotLoaded)) throw error;
+  }
+  await import("../feeds/html_parser.ts");
+  return parseFeed(await readFileBytes(path), url, null, { summaries: false });
+}
+
+async function previewFile(path: string, type: FeedType | undefined): Promise<Preview> {
+  const url = fileUrlOf(path);
+  try {
+    const parsed = await parseFile(path, url);
     const mismatch = type ? typeMismatch(parsed.format, type) : null;
     return {
       format: parsed.format,

@@ -1,4 +1,3 @@
-import { Parser } from "htmlparser2";
 import { decodeHtml, isHtmlEntity } from "./entities.ts";
 
 /** Collapses runs of whitespace (including no-break spaces) to one space and trims. */
@@ -132,7 +131,6 @@ export const BLOCK_ELEMENTS: ReadonlySet<string> = new Set([
   "dd",
   "dt",
 ]);
-const HIDDEN = new Set(["script", "style", "template"]);
 
 /**
  * Plain text of an HTML fragment, read by an HTML parser: tags, comments and declarations
@@ -140,7 +138,29 @@ const HIDDEN = new Set(["script", "style", "template"]);
  */
 export function htmlToText(html: string): string {
   if (html.indexOf("<") < 0) return collapse(html.indexOf("&") < 0 ? html : decodeHtml(html));
-  return inlineMarkupText(html) ?? parsedHtmlText(html);
+  const inline = inlineMarkupText(html);
+  if (inline !== null) return inline;
+  if (parsedHtmlText === undefined) throw new HtmlParserNotLoaded();
+  return parsedHtmlText(html);
+}
+
+/**
+ * htmlToText's reading of markup that needs an HTML parser: html_parser.ts, which sets it when
+ * loaded. Not imported here, so that a caller whose texts never need it (most feeds' titles)
+ * does not load htmlparser2, a tenth of preview's start-up: see parse.ts.
+ */
+let parsedHtmlText: ((html: string) => string) | undefined;
+
+export function setHtmlParser(reader: (html: string) => string): void {
+  parsedHtmlText = reader;
+}
+
+/** Thrown by htmlToText when a text needs the HTML parser and html_parser.ts is not loaded. */
+export class HtmlParserNotLoaded extends Error {
+  constructor() {
+    super("htmlToText needs src/feeds/html_parser.ts loaded");
+    this.name = "HtmlParserNotLoaded";
+  }
 }
 
 /** Phrasing elements that are never void: an HTML parser reads their tags as nothing but tags. */
@@ -165,32 +185,6 @@ function inlineMarkupText(html: string): string | null {
     last = gt + 1;
   }
   return collapse(text + html.slice(last));
-}
-
-/** htmlToText's reading of any markup, by htmlparser2. */
-export function parsedHtmlText(html: string): string {
-  const parts: string[] = [];
-  let hidden = 0;
-  const parser = new Parser({
-    onopentagname(name) {
-      if (HIDDEN.has(name)) hidden++;
-      else if (BLOCK_ELEMENTS.has(name)) parts.push(" ");
-    },
-    onclosetag(name) {
-      if (HIDDEN.has(name)) hidden = Math.max(0, hidden - 1);
-      else if (BLOCK_ELEMENTS.has(name)) parts.push(" ");
-    },
-    ontext(text) {
-      if (hidden === 0) parts.push(text);
-    },
-  }, { decodeEntities: true, recognizeCDATA: true });
-  // Markup the text ends inside of ("<!DOCTYPE" quoted in a CDATA section) is text, as
-  // feedparser reads it: the HTML parser would keep only part of it.
-  const lastOpen = html.lastIndexOf("<");
-  const unfinished = lastOpen >= 0 && html.indexOf(">", lastOpen) < 0;
-  parser.end(unfinished ? html.slice(0, lastOpen) : html);
-  if (unfinished) parts.push(decodeHtml(html.slice(lastOpen)));
-  return collapse(parts.join(""));
 }
 
 /** Plain text of a value that may or may not be HTML. */

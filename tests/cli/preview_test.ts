@@ -43,6 +43,39 @@ Deno.test("preview --json over HTTP prints the expected entries for every fixtur
   }
 });
 
+Deno.test("preview FILE --json prints what the complete parser reads, for every fixture", async () => {
+  // preview FILE loads the HTML parser only for a document that needs it (reading it again):
+  // its output must be the complete parser's, whichever way each fixture goes.
+  const { parseFeed } = await import("../../src/feeds/parse.ts");
+  const { orderEntries } = await import("../../src/feeds/merge.ts");
+  const { formatRfc3339 } = await import("../../src/feeds/dates.ts");
+  const { fileUrlOf } = await import("../../src/cli/preview_run.ts");
+  await pool(fixtureNames(), 4, async (name) => {
+    const path = FIXTURES + name;
+    const result = await runCli(["preview", path, "--json"]);
+    const expected = expectedFor(name);
+    if ("error" in expected) {
+      assert.equal(result.code, 1, name);
+      assert.equal(result.stderr, `courier preview: ${path}: ${expected.error}\n`);
+      return;
+    }
+    assert.equal(result.code, 0, `${name}: ${result.stderr}`);
+    const parsed = parseFeed(Deno.readFileSync(path), fileUrlOf(path), null, { summaries: false });
+    assert.deepEqual(JSON.parse(result.stdout), {
+      format: parsed.format,
+      title: parsed.title,
+      entries: orderEntries([parsed.entries]).map((e) => ({
+        id: e.id,
+        link: e.link,
+        title: e.title,
+        published: e.published ? formatRfc3339(e.published) : null,
+      })),
+    }, name);
+    const printed = result.stderr.split("\n").filter(Boolean);
+    assert.deepEqual(printed, parsed.warnings.map((w) => `warning: ${w}`), name);
+  });
+});
+
 Deno.test("preview of an HTML page exits 1 with one line naming the URL", async () => {
   const server = startFeedServer();
   try {
