@@ -118,7 +118,8 @@ function writeJson(preview: Preview): void {
     const id = JSON.stringify(e.id);
     const link = JSON.stringify(e.link);
     const title = JSON.stringify(e.title);
-    const published = e.published ? JSON.stringify(formatRfc3339(e.published)) : "null";
+    // A date's text has nothing to escape.
+    const published = e.published ? `"${formatRfc3339(e.published)}"` : "null";
     parts.push(
       i === 0 ? '\n    {\n      "id": ' : ',\n    {\n      "id": ',
       id,
