@@ -54,6 +54,9 @@ const ENTRY_PARENTS = new Set(["atom:feed", "atom03:feed", "feed"]);
 function collector(records: Records): OnClose {
   return (element, parent, complete) => {
     const name = element.name;
+    // Most elements end in neither "item" nor "entry": one character tells.
+    const last = name.charCodeAt(name.length - 1);
+    if (last !== 109 && last !== 121) return false; // "m", "y"
     if (!complete && (name.endsWith("item") || name.endsWith("entry"))) {
       records.truncated++;
       return true;

@@ -243,16 +243,24 @@ const MAX_LOCAL_NAMES = 512;
  * has another. Remembered, so mapping the children of every entry slices no strings.
  */
 export function withoutPrefix(name: string, ns: string): string {
-  if (ns === "" || !name.startsWith(ns)) return name;
-  let names = LOCAL_NAMES.get(ns);
-  if (names === undefined) LOCAL_NAMES.set(ns, names = new Map());
-  let local = names.get(name);
+  if (ns === "") return name;
+  // One document's entries all carry the same prefix: its names are found without a lookup.
+  if (ns !== lastPrefix) {
+    let names = LOCAL_NAMES.get(ns);
+    if (names === undefined) LOCAL_NAMES.set(ns, names = new Map());
+    lastPrefix = ns;
+    lastNames = names;
+  }
+  let local = lastNames.get(name);
   if (local === undefined) {
-    local = name.slice(ns.length);
-    if (names.size < MAX_LOCAL_NAMES) names.set(name, local);
+    local = name.startsWith(ns) ? name.slice(ns.length) : name;
+    if (lastNames.size < MAX_LOCAL_NAMES) lastNames.set(name, local);
   }
   return local;
 }
+
+let lastPrefix = "";
+let lastNames = new Map<string, string>();
 
 /** The first child element with this canonical name. */
 export function child(element: XmlElement, name: string): XmlElement | undefined {
