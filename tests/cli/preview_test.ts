@@ -138,3 +138,16 @@ Deno.test("a FILE's base URL is what node's pathToFileURL(resolve(path)) gives",
     assert.equal(fileUrlOf(path), pathToFileURL(resolve(path)).href, JSON.stringify(path));
   }
 });
+
+Deno.test("preview of a pipe reads it once, HTML titles included", async () => {
+  // cdata.xml's titles need the HTML parser, which a regular file would be read again for.
+  const xml = Deno.readTextFileSync(`${FIXTURES}cdata.xml`);
+  const result = await runCli(["preview", "/dev/stdin", "--json"], { stdin: xml });
+  assert.equal(result.code, 0, result.stderr);
+  const { warnings: _, ...expected } = expectedFor("cdata.xml") as Record<string, unknown>;
+  const printed = JSON.parse(result.stdout);
+  assert.deepEqual(printed.entries.map((e: { title: string }) => e.title), [
+    ...(expected.entries as { title: string }[]).map((e) => e.title),
+  ]);
+  assert.equal(printed.title, expected.title);
+});
