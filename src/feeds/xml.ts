@@ -64,6 +64,9 @@ class Element implements XmlElement {
   ) {}
 
   get text(): string {
+    // With mixed content, the text is its strings: worked out only when read (rarely), rather
+    // than one more string joined for every run of whitespace between an entry's children.
+    if (this.mixed !== null) return stringsOf(this.mixed);
     if (this.#undecoded) {
       this.#text = decodeEntities(this.#text);
       this.#undecoded = false;
@@ -71,8 +74,9 @@ class Element implements XmlElement {
     return this.#text;
   }
 
-  set text(value: string) {
-    this.#text = value;
+  /** Adds decoded text (as long as there is no mixed content, which holds it then). */
+  appendText(value: string): void {
+    this.#text = this.text + value;
     this.#undecoded = false;
   }
 
@@ -86,6 +90,12 @@ class Element implements XmlElement {
     this.#text = raw;
     this.#undecoded = true;
   }
+}
+
+function stringsOf(mixed: (XmlElement | string)[]): string {
+  let text = "";
+  for (const part of mixed) if (typeof part === "string") text += part;
+  return text;
 }
 
 interface Scope {
@@ -167,9 +177,10 @@ export function parseXml(
       return;
     }
     const value = cdata ? data : decodeEntities(data, entities);
-    element.text += value;
     if (element.mixed) element.mixed.push(value);
+    // No text so far: it would have made the content mixed when the first child came.
     else if (element.children.length) element.mixed = [...element.children, value];
+    else element.appendText(value);
   };
 
   scanXml(text, {
