@@ -7,7 +7,7 @@ import { FeedError } from "../feeds/errors.ts";
 import { type FeedFormat, typeMismatch } from "../feeds/format.ts";
 import { orderEntries } from "../feeds/merge.ts";
 import { type ParsedFeed, parseFeed } from "../feeds/parse_core.ts";
-import { HtmlParserNotLoaded } from "../feeds/text.ts";
+import { PartNotLoaded } from "../feeds/optional.ts";
 import { fileReadProblem } from "../log/file_error.ts";
 import { parseCommandArgs } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
@@ -67,22 +67,23 @@ export function fileUrlOf(path: string): string {
 }
 
 /**
- * Parses the file without loading the HTML parser, which most feeds' titles do not need (it was
- * a tenth of this command's start-up); a document that does need it is read again with it. What
- * cannot be read twice (a pipe) has the HTML parser from the start.
+ * Parses the file without the parts of the parser most feeds do not need (the HTML parser,
+ * HTML's named references: see optional.ts); a document that needs one is read again with it.
+ * What cannot be read twice (a pipe) has them all from the start.
  */
 async function parseFile(path: string, url: string): Promise<ParsedFeed> {
   const again = isRegularFile(path);
-  if (!again) await import("../feeds/html_parser.ts");
-  try {
-    // The bytes go straight to the parser, which drops them once decoded; summaries are never
-    // shown here.
-    return parseFeed(readFileBytes(path), url, null, { summaries: false });
-  } catch (error) {
-    if (!again || !(error instanceof HtmlParserNotLoaded)) throw error;
+  if (!again) await import("../feeds/parse.ts");
+  while (true) {
+    try {
+      // The bytes go straight to the parser, which drops them once decoded; summaries are
+      // never shown here.
+      return parseFeed(readFileBytes(path), url, null, { summaries: false });
+    } catch (error) {
+      if (!again || !(error instanceof PartNotLoaded)) throw error;
+      await error.load();
+    }
   }
-  await import("../feeds/html_parser.ts");
-  return parseFeed(readFileBytes(path), url, null, { summaries: false });
 }
 
 function isRegularFile(path: string): boolean {

@@ -1,5 +1,7 @@
 import { Parser } from "htmlparser2";
 import { decodeHtml } from "./entities.ts";
+// The parser reads named references, which decodeHtml needs the table for.
+import "./html_entities.ts";
 import { BLOCK_ELEMENTS, collapse, setHtmlParser } from "./text.ts";
 
 const HIDDEN = new Set(["script", "style", "template"]);

@@ -1,4 +1,5 @@
 import { decodeHtml, isHtmlEntity } from "./entities.ts";
+import { PartNotLoaded } from "./optional.ts";
 
 /** Collapses runs of whitespace (including no-break spaces) to one space and trims. */
 export function collapse(text: string): string {
@@ -140,27 +141,21 @@ export function htmlToText(html: string): string {
   if (html.indexOf("<") < 0) return collapse(html.indexOf("&") < 0 ? html : decodeHtml(html));
   const inline = inlineMarkupText(html);
   if (inline !== null) return inline;
-  if (parsedHtmlText === undefined) throw new HtmlParserNotLoaded();
+  if (parsedHtmlText === undefined) {
+    throw new PartNotLoaded("the HTML parser", () => import("./html_parser.ts"));
+  }
   return parsedHtmlText(html);
 }
 
 /**
  * htmlToText's reading of markup that needs an HTML parser: html_parser.ts, which sets it when
  * loaded. Not imported here, so that a caller whose texts never need it (most feeds' titles)
- * does not load htmlparser2, a tenth of preview's start-up: see parse.ts.
+ * does not load htmlparser2: see optional.ts.
  */
 let parsedHtmlText: ((html: string) => string) | undefined;
 
 export function setHtmlParser(reader: (html: string) => string): void {
   parsedHtmlText = reader;
-}
-
-/** Thrown by htmlToText when a text needs the HTML parser and html_parser.ts is not loaded. */
-export class HtmlParserNotLoaded extends Error {
-  constructor() {
-    super("htmlToText needs src/feeds/html_parser.ts loaded");
-    this.name = "HtmlParserNotLoaded";
-  }
 }
 
 /** Phrasing elements that are never void: an HTML parser reads their tags as nothing but tags. */
