@@ -183,50 +183,58 @@ export function parseXml(
     else element.appendText(value);
   };
 
+  const openElement = (rawName: string, attrs: Record<string, string>) => {
+    if (NO_NESTING.has(rawName)) {
+      const open = rawNames.lastIndexOf(rawName);
+      if (open >= 0) { while (stack.length > open) closeTop(true); }
+    }
+    let scope = scopes[scopes.length - 1];
+    let declared: Record<string, string> | null = null;
+    const hasAttrs = attrs !== NO_ATTRIBUTES;
+    if (hasAttrs) {
+      for (const key in attrs) {
+        const value = attrs[key];
+        if (value.indexOf("&") >= 0) attrs[key] = decodeEntities(value, entities);
+        if (key === "xmlns") (declared ??= {})[""] = attrs[key];
+        else if (key.startsWith("xmlns:")) (declared ??= {})[key.slice(6)] = attrs[key];
+      }
+    }
+    if (declared) {
+      scope = { prefixes: { ...scope.prefixes, ...declared }, names: new Map() };
+      scopes.push(scope);
+      scopeDepth.push(stack.length);
+    }
+    let name = scope.names.get(rawName);
+    if (name === undefined) {
+      const colon = rawName.indexOf(":");
+      const prefix = colon < 0 ? "" : rawName.slice(0, colon);
+      const local = colon < 0 ? rawName : rawName.slice(colon + 1);
+      const canon = canonicalPrefix(scope.prefixes[prefix], prefix);
+      name = canon ? `${canon}:${local}` : local;
+      scope.names.set(rawName, name);
+    }
+    const parent = stack.length ? stack[stack.length - 1] : null;
+    const parentBase = parent ? parent.base : baseUrl;
+    const xmlBase = hasAttrs ? attrs["xml:base"] : undefined;
+    const base = xmlBase === undefined ? parentBase : resolveBase(xmlBase, parentBase);
+    const element = new Element(name, attrs, base);
+    if (parent) {
+      if (parent.children === NO_CHILDREN) parent.children = [element];
+      else parent.children.push(element);
+      if (parent.mixed) parent.mixed.push(element);
+      else if (parent.text !== "") parent.mixed = [parent.text, element];
+    } else roots.push(element);
+    stack.push(element);
+    rawNames.push(rawName);
+  };
+
   scanXml(text, {
-    onopentag(rawName, attrs) {
-      if (NO_NESTING.has(rawName)) {
-        const open = rawNames.lastIndexOf(rawName);
-        if (open >= 0) { while (stack.length > open) closeTop(true); }
-      }
-      let scope = scopes[scopes.length - 1];
-      let declared: Record<string, string> | null = null;
-      const hasAttrs = attrs !== NO_ATTRIBUTES;
-      if (hasAttrs) {
-        for (const key in attrs) {
-          const value = attrs[key];
-          if (value.indexOf("&") >= 0) attrs[key] = decodeEntities(value, entities);
-          if (key === "xmlns") (declared ??= {})[""] = attrs[key];
-          else if (key.startsWith("xmlns:")) (declared ??= {})[key.slice(6)] = attrs[key];
-        }
-      }
-      if (declared) {
-        scope = { prefixes: { ...scope.prefixes, ...declared }, names: new Map() };
-        scopes.push(scope);
-        scopeDepth.push(stack.length);
-      }
-      let name = scope.names.get(rawName);
-      if (name === undefined) {
-        const colon = rawName.indexOf(":");
-        const prefix = colon < 0 ? "" : rawName.slice(0, colon);
-        const local = colon < 0 ? rawName : rawName.slice(colon + 1);
-        const canon = canonicalPrefix(scope.prefixes[prefix], prefix);
-        name = canon ? `${canon}:${local}` : local;
-        scope.names.set(rawName, name);
-      }
-      const parent = stack.length ? stack[stack.length - 1] : null;
-      const parentBase = parent ? parent.base : baseUrl;
-      const xmlBase = hasAttrs ? attrs["xml:base"] : undefined;
-      const base = xmlBase === undefined ? parentBase : resolveBase(xmlBase, parentBase);
-      const element = new Element(name, attrs, base);
-      if (parent) {
-        if (parent.children === NO_CHILDREN) parent.children = [element];
-        else parent.children.push(element);
-        if (parent.mixed) parent.mixed.push(element);
-        else if (parent.text !== "") parent.mixed = [parent.text, element];
-      } else roots.push(element);
-      stack.push(element);
-      rawNames.push(rawName);
+    onopentag: openElement,
+    onleaf(rawName, attrs, data) {
+      // As onopentag, ontext and onclosetag in turn: the element is the innermost one.
+      openElement(rawName, attrs);
+      if (data !== "") addText(data, false);
+      closeTop(true);
     },
     onclosetag(rawName, atEnd) {
       // The scanner keeps its own stack; ours may already have closed this element (see

@@ -7,6 +7,12 @@ export interface XmlHandler {
   ontext(data: string): void;
   /** The contents of a CDATA section (possibly empty). */
   oncdata(data: string): void;
+  /**
+   * An element holding only text (possibly none) and ended right after it, `<title>x</title>`:
+   * reported at once, it stands for onopentag, ontext (when `data` is not empty) and
+   * onclosetag(name, false) in turn.
+   */
+  onleaf(name: string, attrs: Record<string, string>, data: string): void;
 }
 
 const GT = 62;
@@ -113,8 +119,12 @@ export function scanXml(text: string, handler: XmlHandler): void {
     return "";
   };
 
+  /** Where the next "<" is, when a start tag has found it already; else -1. */
+  let found = -1;
+
   scan: while (true) {
-    const lt = text.indexOf("<", pos);
+    const lt = found >= 0 ? found : text.indexOf("<", pos);
+    found = -1;
     if (lt < 0) break;
     if (lt > textStart) handler.ontext(text.slice(textStart, lt));
     textStart = lt;
@@ -263,8 +273,22 @@ export function scanXml(text: string, handler: XmlHandler): void {
       }
       const e = text.charCodeAt(k);
       if (e === GT) {
-        handler.onopentag(name, attrs);
         pos = textStart = k + 1;
+        // Most elements hold only text, and their end tag follows it: compared in place here,
+        // it is reported with the element rather than scanned as one more tag.
+        const next = text.indexOf("<", pos);
+        const end = next + 2 + name.length;
+        if (
+          next >= 0 && text.charCodeAt(next + 1) === SLASH && text.charCodeAt(end) === GT &&
+          writtenAt(name, next + 2)
+        ) {
+          open.pop();
+          handler.onleaf(name, attrs, text.slice(pos, next));
+          pos = textStart = end + 1;
+        } else {
+          handler.onopentag(name, attrs);
+          found = next;
+        }
         continue scan;
       }
       if (e === SLASH) {

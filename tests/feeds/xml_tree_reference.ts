@@ -178,6 +178,12 @@ export function parseXml(
   };
 
   scanXml(text, {
+    // The scanner's one later event, read as the events it stands for.
+    onleaf(name, attrs, data) {
+      this.onopentag(name, attrs);
+      if (data !== "") this.ontext(data);
+      this.onclosetag(name, false);
+    },
     onopentag(rawName, attrs) {
       if (NO_NESTING.has(rawName)) {
         const open = rawNames.lastIndexOf(rawName);
