@@ -151,3 +151,36 @@ Deno.test("preview of a pipe reads it once, HTML titles included", async () => {
   ]);
   assert.equal(printed.title, expected.title);
 });
+
+Deno.test("preview --json writes exactly what JSON.stringify(value, null, 2) writes", async () => {
+  const titles = [
+    'say "hi"',
+    "back\\slash",
+    "tab\there",
+    "line\u2028sep",
+    "emoji 😀",
+    "</script>",
+    "",
+  ];
+  const items = titles.map((t, i) =>
+    `<item><title><![CDATA[${t}]]></title><guid>id-${i} "q"</guid>` +
+    (i % 2 ? `<link>https://e.example/${i}</link>` : "") +
+    (i % 3 ? `<pubDate>Wed, 0${i + 1} Jan 2024 10:00:00 GMT</pubDate>` : "") + "</item>"
+  ).join("");
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/tricky.xml`;
+    await Deno.writeTextFile(
+      path,
+      `<rss version="2.0"><channel><title>T "x"</title>${items}</channel></rss>`,
+    );
+    const result = await runCli(["preview", path, "--json"]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, JSON.stringify(JSON.parse(result.stdout), null, 2) + "\n");
+    const printed = JSON.parse(result.stdout).entries.map((e: { title: string }) => e.title);
+    // Titles are plain text, whitespace collapsed; the quotes and the backslash stay.
+    assert.deepEqual(printed.toSorted(), titles.map((t) => t.replace(/\s+/g, " ")).toSorted());
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
