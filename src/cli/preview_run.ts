@@ -126,29 +126,6 @@ function renderText(preview: Preview): string {
   return lines.join("\n");
 }
 
-/** What JSON.stringify writes escaped: quote, backslash, control characters, lone surrogates. */
-// deno-lint-ignore no-control-regex -- finding these characters is the point
-const ESCAPED = /["\\\x00-\x1f\ud800-\udfff]/;
-
-/**
- * Adds `text` to `parts` as JSON.stringify writes it, and returns its length: between quotes as
- * it is when nothing in it needs escaping (nearly always), sparing a copy of every id, link and
- * title that would live only until the chunk is joined.
- */
-function pushJsonString(parts: string[], text: string | null): number {
-  if (text === null) {
-    parts.push("null");
-    return 4;
-  }
-  if (ESCAPED.test(text)) {
-    const json = JSON.stringify(text);
-    parts.push(json);
-    return json.length;
-  }
-  parts.push('"', text, '"');
-  return text.length + 2;
-}
-
 /**
  * Writes `{"format", "title", "entries"}` as JSON.stringify(value, null, 2) would, one entry at
  * a time in chunks, so a large feed's output is never one string (nor its bytes) in memory.
@@ -173,15 +150,23 @@ function writeJson(preview: Preview): void {
     size = 0;
   };
   preview.entries.forEach((e, i) => {
-    parts.push(i === 0 ? '\n    {\n      "id": ' : ',\n    {\n      "id": ');
-    size += pushJsonString(parts, e.id);
-    parts.push(',\n      "link": ');
-    size += pushJsonString(parts, e.link);
-    parts.push(',\n      "title": ');
-    size += pushJsonString(parts, e.title);
-    parts.push(',\n      "published": ');
-    size += pushJsonString(parts, e.published ? formatRfc3339(e.published) : null);
-    parts.push("\n    }");
+    const id = JSON.stringify(e.id);
+    const link = JSON.stringify(e.link);
+    const title = JSON.stringify(e.title);
+    // A date's text has nothing to escape.
+    const published = e.published ? `"${formatRfc3339(e.published)}"` : "null";
+    parts.push(
+      i === 0 ? '\n    {\n      "id": ' : ',\n    {\n      "id": ',
+      id,
+      ',\n      "link": ',
+      link,
+      ',\n      "title": ',
+      title,
+      ',\n      "published": ',
+      published,
+      "\n    }",
+    );
+    size += id.length + link.length + title.length + published.length;
     if (size >= 65536) flush();
   });
   parts.push(preview.entries.length ? "\n  ]\n}\n" : "]\n}\n");
