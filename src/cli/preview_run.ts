@@ -9,7 +9,6 @@ import { orderEntries } from "../feeds/merge.ts";
 import { type ParsedFeed, parseFeed } from "../feeds/parse_core.ts";
 import { PartNotLoaded } from "../feeds/optional.ts";
 import { fileReadProblem } from "../log/file_error.ts";
-import { parseCommandArgs } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
 
 export interface Preview {
@@ -173,13 +172,27 @@ function writeJson(preview: Preview): void {
   flush();
 }
 
+/**
+ * The arguments as parseCommandArgs reads them when they are only a source and maybe --json
+ * (how preview is nearly always run), else null. Its node:util was a few milliseconds of this
+ * command's start-up; anything else still goes to it.
+ */
+export function simpleArgs(
+  argv: string[],
+): { values: { type?: string; json?: boolean; proxy?: string }; positionals: string[] } | null {
+  const sources = argv.filter((arg) => arg !== "--json");
+  if (sources.length !== 1 || sources[0].startsWith("-") || argv.length > 2) return null;
+  return { values: argv.length === 2 ? { json: true } : {}, positionals: sources };
+}
+
 /** `courier preview`: loaded by previewCommand.run only when the command runs. */
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("preview", argv, {
-    type: { type: "string" },
-    json: { type: "boolean" },
-    proxy: { type: "string" },
-  }, true);
+  const { values, positionals } = simpleArgs(argv) ??
+    (await import("./args.ts")).parseCommandArgs("preview", argv, {
+      type: { type: "string" },
+      json: { type: "boolean" },
+      proxy: { type: "string" },
+    }, true);
   if (positionals.length !== 1) {
     throw new UsageError(
       "courier preview: expected one URL or FILE (see 'courier preview --help')",
