@@ -32,7 +32,8 @@ export function atomText(element: XmlElement): string {
 export function pickAtomLink(links: XmlElement[]): string | null {
   let best: XmlElement | undefined;
   let bestScore = 0;
-  for (const link of links) {
+  for (let i = 0; i < links.length; i++) { // indexed, as in atomEntry
+    const link = links[i];
     const rel = (link.attrs.rel ?? "alternate").trim().toLowerCase();
     const type = (link.attrs.type ?? "").toLowerCase();
     let score = 0;
@@ -63,7 +64,11 @@ export function atomEntry(entry: XmlElement, ns: string, withSummary = true): En
   let summary: XmlElement | undefined;
   let content: XmlElement | undefined;
   let media: XmlElement | undefined;
-  for (const c of entry.children) {
+  // Indexed: a for-of loop allocates an iterator result per child until the JIT optimises it,
+  // and a large feed's first thousands of entries run before it does.
+  const children = entry.children;
+  for (let i = 0; i < children.length; i++) {
+    const c = children[i];
     const name = withoutPrefix(c.name, ns);
     switch (name) {
       case "id":

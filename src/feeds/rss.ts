@@ -21,7 +21,11 @@ export function rssEntry(item: XmlElement, ns: string, withSummary = true): Entr
   let updatedText: string | undefined;
   let atomLinks: XmlElement[] | undefined;
   let enclosure: string | null = null;
-  for (const c of item.children) {
+  // Indexed: a for-of loop allocates an iterator result per child until the JIT optimises it,
+  // and a large feed's first thousands of entries run before it does.
+  const children = item.children;
+  for (let i = 0; i < children.length; i++) {
+    const c = children[i];
     const name = withoutPrefix(c.name, ns);
     switch (name) {
       case "title":

@@ -64,6 +64,9 @@ class Element implements XmlElement {
   ) {}
 
   get text(): string {
+    // With mixed content, the text is its strings: worked out only when read (rarely), rather
+    // than one more string joined for every run of whitespace between an entry's children.
+    if (this.mixed !== null) return stringsOf(this.mixed);
     if (this.#undecoded) {
       this.#text = decodeEntities(this.#text);
       this.#undecoded = false;
@@ -71,8 +74,9 @@ class Element implements XmlElement {
     return this.#text;
   }
 
-  set text(value: string) {
-    this.#text = value;
+  /** Adds decoded text (as long as there is no mixed content, which holds it then). */
+  appendText(value: string): void {
+    this.#text = this.text + value;
     this.#undecoded = false;
   }
 
@@ -86,6 +90,12 @@ class Element implements XmlElement {
     this.#text = raw;
     this.#undecoded = true;
   }
+}
+
+function stringsOf(mixed: (XmlElement | string)[]): string {
+  let text = "";
+  for (const part of mixed) if (typeof part === "string") text += part;
+  return text;
 }
 
 interface Scope {
@@ -167,55 +177,64 @@ export function parseXml(
       return;
     }
     const value = cdata ? data : decodeEntities(data, entities);
-    element.text += value;
     if (element.mixed) element.mixed.push(value);
+    // No text so far: it would have made the content mixed when the first child came.
     else if (element.children.length) element.mixed = [...element.children, value];
+    else element.appendText(value);
+  };
+
+  const openElement = (rawName: string, attrs: Record<string, string>) => {
+    if (NO_NESTING.has(rawName)) {
+      const open = rawNames.lastIndexOf(rawName);
+      if (open >= 0) { while (stack.length > open) closeTop(true); }
+    }
+    let scope = scopes[scopes.length - 1];
+    let declared: Record<string, string> | null = null;
+    const hasAttrs = attrs !== NO_ATTRIBUTES;
+    if (hasAttrs) {
+      for (const key in attrs) {
+        const value = attrs[key];
+        if (value.indexOf("&") >= 0) attrs[key] = decodeEntities(value, entities);
+        if (key === "xmlns") (declared ??= {})[""] = attrs[key];
+        else if (key.startsWith("xmlns:")) (declared ??= {})[key.slice(6)] = attrs[key];
+      }
+    }
+    if (declared) {
+      scope = { prefixes: { ...scope.prefixes, ...declared }, names: new Map() };
+      scopes.push(scope);
+      scopeDepth.push(stack.length);
+    }
+    let name = scope.names.get(rawName);
+    if (name === undefined) {
+      const colon = rawName.indexOf(":");
+      const prefix = colon < 0 ? "" : rawName.slice(0, colon);
+      const local = colon < 0 ? rawName : rawName.slice(colon + 1);
+      const canon = canonicalPrefix(scope.prefixes[prefix], prefix);
+      name = canon ? `${canon}:${local}` : local;
+      scope.names.set(rawName, name);
+    }
+    const parent = stack.length ? stack[stack.length - 1] : null;
+    const parentBase = parent ? parent.base : baseUrl;
+    const xmlBase = hasAttrs ? attrs["xml:base"] : undefined;
+    const base = xmlBase === undefined ? parentBase : resolveBase(xmlBase, parentBase);
+    const element = new Element(name, attrs, base);
+    if (parent) {
+      if (parent.children === NO_CHILDREN) parent.children = [element];
+      else parent.children.push(element);
+      if (parent.mixed) parent.mixed.push(element);
+      else if (parent.text !== "") parent.mixed = [parent.text, element];
+    } else roots.push(element);
+    stack.push(element);
+    rawNames.push(rawName);
   };
 
   scanXml(text, {
-    onopentag(rawName, attrs) {
-      if (NO_NESTING.has(rawName)) {
-        const open = rawNames.lastIndexOf(rawName);
-        if (open >= 0) { while (stack.length > open) closeTop(true); }
-      }
-      let scope = scopes[scopes.length - 1];
-      let declared: Record<string, string> | null = null;
-      const hasAttrs = attrs !== NO_ATTRIBUTES;
-      if (hasAttrs) {
-        for (const key in attrs) {
-          const value = attrs[key];
-          if (value.indexOf("&") >= 0) attrs[key] = decodeEntities(value, entities);
-          if (key === "xmlns") (declared ??= {})[""] = attrs[key];
-          else if (key.startsWith("xmlns:")) (declared ??= {})[key.slice(6)] = attrs[key];
-        }
-      }
-      if (declared) {
-        scope = { prefixes: { ...scope.prefixes, ...declared }, names: new Map() };
-        scopes.push(scope);
-        scopeDepth.push(stack.length);
-      }
-      let name = scope.names.get(rawName);
-      if (name === undefined) {
-        const colon = rawName.indexOf(":");
-        const prefix = colon < 0 ? "" : rawName.slice(0, colon);
-        const local = colon < 0 ? rawName : rawName.slice(colon + 1);
-        const canon = canonicalPrefix(scope.prefixes[prefix], prefix);
-        name = canon ? `${canon}:${local}` : local;
-        scope.names.set(rawName, name);
-      }
-      const parent = stack.length ? stack[stack.length - 1] : null;
-      const parentBase = parent ? parent.base : baseUrl;
-      const xmlBase = hasAttrs ? attrs["xml:base"] : undefined;
-      const base = xmlBase === undefined ? parentBase : resolveBase(xmlBase, parentBase);
-      const element = new Element(name, attrs, base);
-      if (parent) {
-        if (parent.children === NO_CHILDREN) parent.children = [element];
-        else parent.children.push(element);
-        if (parent.mixed) parent.mixed.push(element);
-        else if (parent.text !== "") parent.mixed = [parent.text, element];
-      } else roots.push(element);
-      stack.push(element);
-      rawNames.push(rawName);
+    onopentag: openElement,
+    onleaf(rawName, attrs, data) {
+      // As onopentag, ontext and onclosetag in turn: the element is the innermost one.
+      openElement(rawName, attrs);
+      if (data !== "") addText(data, false);
+      closeTop(true);
     },
     onclosetag(rawName, atEnd) {
       // The scanner keeps its own stack; ours may already have closed this element (see
@@ -243,16 +262,24 @@ const MAX_LOCAL_NAMES = 512;
  * has another. Remembered, so mapping the children of every entry slices no strings.
  */
 export function withoutPrefix(name: string, ns: string): string {
-  if (ns === "" || !name.startsWith(ns)) return name;
-  let names = LOCAL_NAMES.get(ns);
-  if (names === undefined) LOCAL_NAMES.set(ns, names = new Map());
-  let local = names.get(name);
+  if (ns === "") return name;
+  // One document's entries all carry the same prefix: its names are found without a lookup.
+  if (ns !== lastPrefix) {
+    let names = LOCAL_NAMES.get(ns);
+    if (names === undefined) LOCAL_NAMES.set(ns, names = new Map());
+    lastPrefix = ns;
+    lastNames = names;
+  }
+  let local = lastNames.get(name);
   if (local === undefined) {
-    local = name.slice(ns.length);
-    if (names.size < MAX_LOCAL_NAMES) names.set(name, local);
+    local = name.startsWith(ns) ? name.slice(ns.length) : name;
+    if (lastNames.size < MAX_LOCAL_NAMES) lastNames.set(name, local);
   }
   return local;
 }
+
+let lastPrefix = "";
+let lastNames = new Map<string, string>();
 
 /** The first child element with this canonical name. */
 export function child(element: XmlElement, name: string): XmlElement | undefined {

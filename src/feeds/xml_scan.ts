@@ -7,6 +7,12 @@ export interface XmlHandler {
   ontext(data: string): void;
   /** The contents of a CDATA section (possibly empty). */
   oncdata(data: string): void;
+  /**
+   * An element holding only text (possibly none) and ended right after it, `<title>x</title>`:
+   * reported at once, it stands for onopentag, ontext (when `data` is not empty) and
+   * onclosetag(name, false) in turn.
+   */
+  onleaf(name: string, attrs: Record<string, string>, data: string): void;
 }
 
 const GT = 62;
@@ -113,8 +119,181 @@ export function scanXml(text: string, handler: XmlHandler): void {
     return "";
   };
 
-  scan: while (true) {
-    const lt = text.indexOf("<", pos);
+  /** Where the next "<" is, when a start tag has found it already; else -1. */
+  let found = -1;
+
+  // Tags are read by functions of their own rather than in the loop: the JIT optimises each one
+  // soon, where compiling one loop that held them all took ~100 ms, most of a large feed's scan
+  // (run meanwhile by slower code).
+
+  /** Reads the end tag at `lt`; false when it ends the scan. */
+  function endTag(lt: number): boolean {
+    let j = lt + 2;
+    while (j < len && isSpace(text.charCodeAt(j))) j++;
+    if (j >= len) return false; // "</" at the end is text
+    const d = text.charCodeAt(j);
+    if (d === GT) {
+      pos = j + 1; // "</>" is skipped, but its characters stay in the pending text
+      return true;
+    }
+    if (d === SLASH) {
+      // "<//...>": a bogus comment up to the next ">".
+      const gt = text.indexOf(">", j + 1);
+      if (gt < 0) {
+        trailing = text.slice(j);
+        return false;
+      }
+      pos = textStart = gt + 1;
+      return true;
+    }
+    // Usually the innermost element's end: its name is compared in place, not scanned for.
+    const top = open.length ? open[open.length - 1] : "";
+    let k = j + top.length;
+    const after = text.charCodeAt(k);
+    const isTop = top !== "" && (after === GT || isSpace(after)) && writtenAt(top, j);
+    if (!isTop) {
+      k = j + 1;
+      while (k < len) {
+        const e = text.charCodeAt(k);
+        if (e === GT || isSpace(e)) break;
+        k++;
+      }
+      if (k >= len) {
+        textStart = len;
+        return false;
+      }
+    }
+    closeNamed(isTop ? top : nameAt(j, k));
+    const gt = text.charCodeAt(k) === GT ? k : text.indexOf(">", k + 1);
+    if (gt < 0) {
+      trailing = text.slice(-1);
+      return false;
+    }
+    pos = textStart = gt + 1;
+    return true;
+  }
+
+  /** Reads the start tag at `lt` (and the end tag of a leaf); false when it ends the scan. */
+  function startTag(lt: number): boolean {
+    let name = knownAt(lt + 1);
+    let k = lt + 1 + name.length;
+    if (name === "") {
+      k = lt + 2;
+      while (k < len && !isNameEnd(text.charCodeAt(k))) k++;
+      if (k >= len) {
+        textStart = len;
+        return false;
+      }
+      name = nameAt(lt + 1, k);
+    }
+    open.push(name); // before its attributes, as htmlparser2 does: a cut-off tag is still closed
+    let attrs = NO_ATTRIBUTES;
+    while (true) {
+      if (k >= len) {
+        textStart = len;
+        return false;
+      }
+      const e = text.charCodeAt(k);
+      if (e === GT) {
+        pos = textStart = k + 1;
+        // Most elements hold only text, and their end tag follows it: compared in place here,
+        // it is reported with the element rather than scanned as one more tag.
+        const next = text.indexOf("<", pos);
+        const end = next + 2 + name.length;
+        if (
+          next >= 0 && text.charCodeAt(next + 1) === SLASH && text.charCodeAt(end) === GT &&
+          writtenAt(name, next + 2)
+        ) {
+          open.pop();
+          handler.onleaf(name, attrs, text.slice(pos, next));
+          pos = textStart = end + 1;
+        } else {
+          handler.onopentag(name, attrs);
+          found = next;
+        }
+        return true;
+      }
+      if (e === SLASH) {
+        k++;
+        while (k < len && isSpace(text.charCodeAt(k))) k++;
+        if (k >= len) {
+          trailing = text.slice(-1);
+          textStart = len;
+          return false;
+        }
+        if (text.charCodeAt(k) === GT) {
+          handler.onopentag(name, attrs);
+          if (open[open.length - 1] === name) {
+            open.pop();
+            handler.onclosetag(name, false);
+          }
+          pos = textStart = k + 1;
+          return true;
+        }
+        continue; // "/" not followed by ">" is ignored; what follows is read as an attribute
+      }
+      if (isSpace(e)) {
+        k++;
+        continue;
+      }
+      // An attribute name runs to "=", whitespace, "/" or ">".
+      const start = k;
+      k++;
+      while (k < len) {
+        const f = text.charCodeAt(k);
+        if (f === EQ || isNameEnd(f)) break;
+        k++;
+      }
+      if (k >= len) {
+        textStart = len;
+        return false;
+      }
+      const key = nameAt(start, k);
+      while (k < len && isSpace(text.charCodeAt(k))) k++;
+      if (k >= len) {
+        textStart = len;
+        return false;
+      }
+      let value = "";
+      if (text.charCodeAt(k) === EQ) {
+        k++;
+        while (k < len && isSpace(text.charCodeAt(k))) k++;
+        if (k >= len) {
+          textStart = len;
+          return false;
+        }
+        const q = text.charCodeAt(k);
+        if (q === DQUOTE || q === SQUOTE) {
+          const close = text.indexOf(q === DQUOTE ? '"' : "'", k + 1);
+          if (close < 0) {
+            textStart = len;
+            return false;
+          }
+          value = text.slice(k + 1, close);
+          k = close + 1;
+        } else {
+          const vStart = k;
+          while (k < len) {
+            const f = text.charCodeAt(k);
+            if (f === GT || isSpace(f)) break;
+            k++;
+          }
+          if (k >= len) {
+            textStart = len;
+            return false;
+          }
+          value = text.slice(vStart, k);
+        }
+      }
+      if (attrs === NO_ATTRIBUTES) attrs = {};
+      // The first of duplicate attributes wins.
+      if (!Object.prototype.hasOwnProperty.call(attrs, key)) attrs[key] = value;
+    }
+  }
+
+  while (true) {
+    const lt = found >= 0 ? found : text.indexOf("<", pos);
+    found = -1;
     if (lt < 0) break;
     if (lt > textStart) handler.ontext(text.slice(textStart, lt));
     textStart = lt;
@@ -192,48 +371,7 @@ export function scanXml(text: string, handler: XmlHandler): void {
     }
 
     if (c === SLASH) {
-      let j = lt + 2;
-      while (j < len && isSpace(text.charCodeAt(j))) j++;
-      if (j >= len) break; // "</" at the end is text
-      const d = text.charCodeAt(j);
-      if (d === GT) {
-        pos = j + 1; // "</>" is skipped, but its characters stay in the pending text
-        continue;
-      }
-      if (d === SLASH) {
-        // "<//...>": a bogus comment up to the next ">".
-        const gt = text.indexOf(">", j + 1);
-        if (gt < 0) {
-          trailing = text.slice(j);
-          break;
-        }
-        pos = textStart = gt + 1;
-        continue;
-      }
-      // Usually the innermost element's end: its name is compared in place, not scanned for.
-      const top = open.length ? open[open.length - 1] : "";
-      let k = j + top.length;
-      const after = text.charCodeAt(k);
-      const isTop = top !== "" && (after === GT || isSpace(after)) && writtenAt(top, j);
-      if (!isTop) {
-        k = j + 1;
-        while (k < len) {
-          const e = text.charCodeAt(k);
-          if (e === GT || isSpace(e)) break;
-          k++;
-        }
-        if (k >= len) {
-          textStart = len;
-          break;
-        }
-      }
-      closeNamed(isTop ? top : nameAt(j, k));
-      const gt = text.charCodeAt(k) === GT ? k : text.indexOf(">", k + 1);
-      if (gt < 0) {
-        trailing = text.slice(-1);
-        break;
-      }
-      pos = textStart = gt + 1;
+      if (!endTag(lt)) break;
       continue;
     }
 
@@ -243,106 +381,7 @@ export function scanXml(text: string, handler: XmlHandler): void {
     }
 
     // A start tag.
-    let name = knownAt(lt + 1);
-    let k = lt + 1 + name.length;
-    if (name === "") {
-      k = lt + 2;
-      while (k < len && !isNameEnd(text.charCodeAt(k))) k++;
-      if (k >= len) {
-        textStart = len;
-        break;
-      }
-      name = nameAt(lt + 1, k);
-    }
-    open.push(name); // before its attributes, as htmlparser2 does: a cut-off tag is still closed
-    let attrs = NO_ATTRIBUTES;
-    while (true) {
-      if (k >= len) {
-        textStart = len;
-        break scan;
-      }
-      const e = text.charCodeAt(k);
-      if (e === GT) {
-        handler.onopentag(name, attrs);
-        pos = textStart = k + 1;
-        continue scan;
-      }
-      if (e === SLASH) {
-        k++;
-        while (k < len && isSpace(text.charCodeAt(k))) k++;
-        if (k >= len) {
-          trailing = text.slice(-1);
-          textStart = len;
-          break scan;
-        }
-        if (text.charCodeAt(k) === GT) {
-          handler.onopentag(name, attrs);
-          if (open[open.length - 1] === name) {
-            open.pop();
-            handler.onclosetag(name, false);
-          }
-          pos = textStart = k + 1;
-          continue scan;
-        }
-        continue; // "/" not followed by ">" is ignored; what follows is read as an attribute
-      }
-      if (isSpace(e)) {
-        k++;
-        continue;
-      }
-      // An attribute name runs to "=", whitespace, "/" or ">".
-      const start = k;
-      k++;
-      while (k < len) {
-        const f = text.charCodeAt(k);
-        if (f === EQ || isNameEnd(f)) break;
-        k++;
-      }
-      if (k >= len) {
-        textStart = len;
-        break scan;
-      }
-      const key = nameAt(start, k);
-      while (k < len && isSpace(text.charCodeAt(k))) k++;
-      if (k >= len) {
-        textStart = len;
-        break scan;
-      }
-      let value = "";
-      if (text.charCodeAt(k) === EQ) {
-        k++;
-        while (k < len && isSpace(text.charCodeAt(k))) k++;
-        if (k >= len) {
-          textStart = len;
-          break scan;
-        }
-        const q = text.charCodeAt(k);
-        if (q === DQUOTE || q === SQUOTE) {
-          const close = text.indexOf(q === DQUOTE ? '"' : "'", k + 1);
-          if (close < 0) {
-            textStart = len;
-            break scan;
-          }
-          value = text.slice(k + 1, close);
-          k = close + 1;
-        } else {
-          const vStart = k;
-          while (k < len) {
-            const f = text.charCodeAt(k);
-            if (f === GT || isSpace(f)) break;
-            k++;
-          }
-          if (k >= len) {
-            textStart = len;
-            break scan;
-          }
-          value = text.slice(vStart, k);
-        }
-      }
-      if (attrs === NO_ATTRIBUTES) attrs = {};
-      // The first of duplicate attributes wins.
-      if (!Object.prototype.hasOwnProperty.call(attrs, key)) attrs[key] = value;
-    }
+    if (!startTag(lt)) break;
   }
 
   if (trailing !== null) {

@@ -43,6 +43,39 @@ Deno.test("preview --json over HTTP prints the expected entries for every fixtur
   }
 });
 
+Deno.test("preview FILE --json prints what the complete parser reads, for every fixture", async () => {
+  // preview FILE loads the HTML parser only for a document that needs it (reading it again):
+  // its output must be the complete parser's, whichever way each fixture goes.
+  const { parseFeed } = await import("../../src/feeds/parse.ts");
+  const { orderEntries } = await import("../../src/feeds/merge.ts");
+  const { formatRfc3339 } = await import("../../src/feeds/dates.ts");
+  const { fileUrlOf } = await import("../../src/cli/preview_run.ts");
+  await pool(fixtureNames(), 4, async (name) => {
+    const path = FIXTURES + name;
+    const result = await runCli(["preview", path, "--json"]);
+    const expected = expectedFor(name);
+    if ("error" in expected) {
+      assert.equal(result.code, 1, name);
+      assert.equal(result.stderr, `courier preview: ${path}: ${expected.error}\n`);
+      return;
+    }
+    assert.equal(result.code, 0, `${name}: ${result.stderr}`);
+    const parsed = parseFeed(Deno.readFileSync(path), fileUrlOf(path), null, { summaries: false });
+    assert.deepEqual(JSON.parse(result.stdout), {
+      format: parsed.format,
+      title: parsed.title,
+      entries: orderEntries([parsed.entries]).map((e) => ({
+        id: e.id,
+        link: e.link,
+        title: e.title,
+        published: e.published ? formatRfc3339(e.published) : null,
+      })),
+    }, name);
+    const printed = result.stderr.split("\n").filter(Boolean);
+    assert.deepEqual(printed, parsed.warnings.map((w) => `warning: ${w}`), name);
+  });
+});
+
 Deno.test("preview of an HTML page exits 1 with one line naming the URL", async () => {
   const server = startFeedServer();
   try {
@@ -93,4 +126,86 @@ Deno.test("preview usage errors exit 2; a missing file exits 1", async () => {
   assert.equal(missing.code, 1);
   assert.equal(missing.stderr, `courier preview: ${dir}/nope.xml: no such file\n`);
   await Deno.remove(dir);
+});
+
+Deno.test("a FILE's base URL is what node's pathToFileURL(resolve(path)) gives", async () => {
+  const { fileUrlOf } = await import("../../src/cli/preview_run.ts");
+  const { resolve } = await import("node:path");
+  const { pathToFileURL } = await import("node:url");
+  const paths = ["a.xml", "../x/./y.xml", "/tmp/a b%20#c?.xml", "dir//f.xml", "é 𝄞.xml", "x/"];
+  for (let c = 32; c < 127; c++) paths.push(`f${String.fromCharCode(c)}g.xml`);
+  for (const path of paths) {
+    assert.equal(fileUrlOf(path), pathToFileURL(resolve(path)).href, JSON.stringify(path));
+  }
+});
+
+Deno.test("preview of a pipe reads it once, HTML titles included", async () => {
+  // cdata.xml's titles need the HTML parser, which a regular file would be read again for.
+  const xml = Deno.readTextFileSync(`${FIXTURES}cdata.xml`);
+  const result = await runCli(["preview", "/dev/stdin", "--json"], { stdin: xml });
+  assert.equal(result.code, 0, result.stderr);
+  const { warnings: _, ...expected } = expectedFor("cdata.xml") as Record<string, unknown>;
+  const printed = JSON.parse(result.stdout);
+  assert.deepEqual(printed.entries.map((e: { title: string }) => e.title), [
+    ...(expected.entries as { title: string }[]).map((e) => e.title),
+  ]);
+  assert.equal(printed.title, expected.title);
+});
+
+Deno.test("preview --json writes exactly what JSON.stringify(value, null, 2) writes", async () => {
+  const titles = [
+    'say "hi"',
+    "back\\slash",
+    "tab\there",
+    "line\u2028sep",
+    "emoji 😀",
+    "</script>",
+    "",
+  ];
+  const items = titles.map((t, i) =>
+    `<item><title><![CDATA[${t}]]></title><guid>id-${i} "q"</guid>` +
+    (i % 2 ? `<link>https://e.example/${i}</link>` : "") +
+    (i % 3 ? `<pubDate>Wed, 0${i + 1} Jan 2024 10:00:00 GMT</pubDate>` : "") + "</item>"
+  ).join("");
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/tricky.xml`;
+    await Deno.writeTextFile(
+      path,
+      `<rss version="2.0"><channel><title>T "x"</title>${items}</channel></rss>`,
+    );
+    const result = await runCli(["preview", path, "--json"]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, JSON.stringify(JSON.parse(result.stdout), null, 2) + "\n");
+    const printed = JSON.parse(result.stdout).entries.map((e: { title: string }) => e.title);
+    // Titles are plain text, whitespace collapsed; the quotes and the backslash stay.
+    assert.deepEqual(printed.toSorted(), titles.map((t) => t.replace(/\s+/g, " ")).toSorted());
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("preview's own reading of plain arguments is parseCommandArgs' reading", async () => {
+  const { simpleArgs } = await import("../../src/cli/preview_run.ts");
+  const { parseCommandArgs } = await import("../../src/cli/args.ts");
+  const tokens = ["f.xml", "--json", "-", "--", "-x", "--type", "rss", "--json=1", "", "a b"];
+  const lists: string[][] = [[]];
+  for (let length = 1; length <= 3; length++) {
+    for (const list of lists.filter((l) => l.length === length - 1)) {
+      for (const token of tokens) lists.push([...list, token]);
+    }
+  }
+  let read = 0;
+  for (const argv of lists) {
+    const simple = simpleArgs(argv);
+    if (simple === null) continue;
+    read++;
+    const full = parseCommandArgs("preview", argv, {
+      type: { type: "string" },
+      json: { type: "boolean" },
+      proxy: { type: "string" },
+    }, true);
+    assert.deepEqual(simple, { values: { ...full.values }, positionals: full.positionals });
+  }
+  assert.ok(read >= 10, `only ${read} argument lists read without parseCommandArgs`);
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { FeedError, orderEntries, parseFeed } from "../../src/feeds/mod.ts";
-import { formatRfc3339, parseDate, patternDate } from "../../src/feeds/dates.ts";
+import { formatRfc3339, parseDate, patternDate, utcTime } from "../../src/feeds/dates.ts";
 import { decodeEntities } from "../../src/feeds/entities.ts";
 import { contentId } from "../../src/feeds/identity.ts";
 import type { Entry } from "../../src/feeds/entry.ts";
@@ -163,6 +163,26 @@ Deno.test("merge: within one document, entries without ids merge by link", () =>
   assert.deepEqual(orderEntries([apart]).map((e) => e.id), ["hash:b", "guid-2"]);
 });
 
+Deno.test("merge: dated entries in any order end as a stable sort by date would put them", () => {
+  // Lists already in order skip the sort; shuffled ones, ties and undated gaps must not.
+  let seed = 7;
+  const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  for (let round = 0; round < 300; round++) {
+    const list = Array.from({ length: random(12) }, (_, i) => {
+      const day = random(4);
+      const date = random(5) === 0 ? null : `2024-01-0${1 + (round % 3 === 0 ? i % 9 : day)}`;
+      return entry(`e${i}`, null, date ? `${date}T00:00:00Z` : null);
+    }).reverse();
+    const merged = [...list].reverse();
+    const slots = merged.flatMap((e, i) => e.published ? [i] : []);
+    const dated = slots.map((i) => merged[i]);
+    const sorted = dated.map((e, seq) => ({ e, seq }))
+      .sort((a, b) => a.e.published!.getTime() - b.e.published!.getTime() || a.seq - b.seq);
+    slots.forEach((slot, k) => merged[slot] = sorted[k].e);
+    assert.deepEqual(orderEntries([list]).map((e) => e.id), merged.map((e) => e.id));
+  }
+});
+
 Deno.test("merge: undated entries keep reverse document order around sorted dated ones", () => {
   const list = [
     entry("u1", null, null),
@@ -245,6 +265,28 @@ Deno.test("dates: the common forms' fast reading agrees with the general pattern
     parseDate("2024-01-31T10:00:00.250+01:00")?.toISOString(),
     "2024-01-31T09:00:00.250Z",
   );
+});
+
+Deno.test("dates: utcTime is Date.UTC, fields past their range carried over alike", () => {
+  let seed = 5;
+  const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  for (let i = 0; i < 20_000; i++) {
+    const fields = [
+      1 + random(9999),
+      1 + random(12),
+      1 + random(31),
+      random(25),
+      random(60),
+      random(60),
+      random(1000),
+    ] as const;
+    const [year, month, ...rest] = fields;
+    const expected = Date.UTC(year, month - 1, ...rest);
+    // Date.UTC reads years 0-99 as 1900-1999; feeds' two-digit years never reach it.
+    if (year < 100) continue;
+    assert.equal(utcTime(...fields), expected, fields.join(","));
+  }
+  assert.equal(utcTime(2024, 2, 30, 24, 0, 0, 0), Date.UTC(2024, 1, 30, 24));
 });
 
 Deno.test("dates: RFC 3339 output is toISOString's, without .000", () => {

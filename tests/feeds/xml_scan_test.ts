@@ -15,6 +15,11 @@ function viaScanner(text: string): Event[] {
     onclosetag: (name, atEnd) => events.push(["close", name, atEnd]),
     ontext: (data) => events.push(["text", data]),
     oncdata: (data) => events.push(["cdata", data]),
+    onleaf: (name, attrs, data) => {
+      events.push(["open", name, { ...attrs }]);
+      if (data !== "") events.push(["text", data]);
+      events.push(["close", name, false]);
+    },
   });
   return events;
 }

@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+// Loaded as parse.ts loads it: the generated documents hold HTML references.
+import "../../src/feeds/html_entities.ts";
+import { decodeFeedBytes } from "../../src/feeds/decode.ts";
+import { readProlog } from "../../src/feeds/dtd.ts";
+import { deepText, parseXml, type XmlElement } from "../../src/feeds/xml.ts";
+import { FIXTURES } from "../support/feed_server.ts";
+import * as reference from "./xml_tree_reference.ts";
+
+/** Everything a reader of the tree can see, read the way the feed mappings read it. */
+interface Seen {
+  name: string;
+  attrs: Record<string, string>;
+  text: string;
+  deep: string;
+  base: string;
+  mixed: (Seen | string)[] | null;
+  children: Seen[];
+}
+
+function seen(element: XmlElement | reference.XmlElement): Seen {
+  return {
+    name: element.name,
+    attrs: { ...element.attrs },
+    text: element.text,
+    deep: deepText(element as XmlElement),
+    base: element.base,
+    mixed: element.mixed?.map((m) => typeof m === "string" ? m : seen(m)) ?? null,
+    children: element.children.map(seen),
+  };
+}
+
+/** The roots, and the elements taken out as a feed parse takes out items and entries. */
+function read(
+  parse: typeof parseXml | typeof reference.parseXml,
+  xml: string,
+): { roots: Seen[]; taken: Seen[] } {
+  const { body, entities } = readProlog(xml);
+  const taken: Seen[] = [];
+  const roots = parse(body, "https://example.com/feed", entities, (element, _, complete) => {
+    if (!/(item|entry)$/.test(element.name)) return false;
+    taken.push({ ...seen(element), name: `${element.name}${complete ? "" : " (cut off)"}` });
+    return true;
+  });
+  return { roots: roots.map(seen), taken };
+}
+
+function same(xml: string): void {
+  let expected;
+  try {
+    expected = read(reference.parseXml, xml);
+  } catch (error) {
+    assert.throws(() => read(parseXml, xml), { message: (error as Error).message });
+    return;
+  }
+  assert.deepEqual(read(parseXml, xml), expected, `input: ${JSON.stringify(xml)}`);
+}
+
+/** mulberry32, so that a failure reproduces. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function fixtures(): string[] {
+  return [...Deno.readDirSync(FIXTURES)].filter((e) => e.isFile).map((e) =>
+    decodeFeedBytes(Deno.readFileSync(FIXTURES + e.name)).text
+  );
+}
+
+Deno.test("parseXml builds every fixture's tree as the reference builder does", () => {
+  for (const xml of fixtures()) same(xml);
+});
+
+Deno.test("parseXml builds every fixture cut off anywhere as the reference does", () => {
+  const next = random(3);
+  for (const xml of fixtures()) {
+    for (let i = 0; i < 25; i++) same(xml.slice(0, Math.floor(next() * xml.length)));
+  }
+});
+
+const PIECES = [
+  "<rss>",
+  "</rss>",
+  "<channel>",
+  "</channel>",
+  "<item>",
+  "</item>",
+  "<entry>",
+  "</entry>",
+  "<title>",
+  "</title>",
+  "<b>",
+  "</b>",
+  "<br/>",
+  "<p xml:base='/d/'>",
+  "</p>",
+  "<a:feed xmlns:a='http://www.w3.org/2005/Atom'>",
+  "<a:entry>",
+  "</a:entry>",
+  "<x xmlns='http://purl.org/rss/1.0/'>",
+  "</x>",
+  " ",
+  "\n",
+  "\n  ",
+  "text",
+  "&amp;",
+  "&#0;",
+  "&bogus;",
+  "<![CDATA[ ]]>",
+  "<![CDATA[x]]>",
+  "<![CDATA[]]>",
+  "<!-- c -->",
+];
+
+Deno.test("parseXml builds generated documents as the reference builder does", () => {
+  const next = random(17);
+  for (let n = 0; n < 20_000; n++) {
+    const count = 1 + Math.floor(next() * 24);
+    let xml = "";
+    for (let i = 0; i < count; i++) xml += PIECES[Math.floor(next() * PIECES.length)];
+    same(xml);
+    // With an internal subset, text is decoded as it is read, not when first asked for.
+    if (n % 10 === 0) {
+      same(`<!DOCTYPE r [<!ENTITY e "&#32;e">]>${xml.replaceAll("&bogus;", "&e;")}`);
+    }
+  }
+});
