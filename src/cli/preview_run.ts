@@ -54,9 +54,17 @@ const percentEncoded = (c: string) =>
 
 /**
  * The file: URL of a local path, as node's pathToFileURL(resolve(path)) gives it, without
- * loading node:path and node:url (a few milliseconds of every preview's start-up).
+ * loading node:path and node:url (a few milliseconds of every preview's start-up). Windows
+ * paths (drive letters, UNC, backslashes) take node's own rules, loaded only there.
  */
-export function fileUrlOf(path: string): string {
+export async function fileUrlOf(path: string): Promise<string> {
+  if (Deno.build.os === "windows") {
+    const [{ resolve }, { pathToFileURL }] = await Promise.all([
+      import("node:path"),
+      import("node:url"),
+    ]);
+    return pathToFileURL(resolve(path)).href;
+  }
   const absolute = path.startsWith("/") ? path : `${Deno.cwd()}/${path}`;
   const url = new URL("file:///");
   // The URL parser resolves "." and ".." and encodes most characters; node also encodes these.
@@ -94,7 +102,7 @@ function isRegularFile(path: string): boolean {
 }
 
 async function previewFile(path: string, type: FeedType | undefined): Promise<Preview> {
-  const url = fileUrlOf(path);
+  const url = await fileUrlOf(path);
   try {
     const parsed = await parseFile(path, url);
     const mismatch = type ? typeMismatch(parsed.format, type) : null;

@@ -60,7 +60,9 @@ Deno.test("preview FILE --json prints what the complete parser reads, for every 
       return;
     }
     assert.equal(result.code, 0, `${name}: ${result.stderr}`);
-    const parsed = parseFeed(Deno.readFileSync(path), fileUrlOf(path), null, { summaries: false });
+    const parsed = parseFeed(Deno.readFileSync(path), await fileUrlOf(path), null, {
+      summaries: false,
+    });
     assert.deepEqual(JSON.parse(result.stdout), {
       format: parsed.format,
       title: parsed.title,
@@ -135,7 +137,7 @@ Deno.test("a FILE's base URL is what node's pathToFileURL(resolve(path)) gives",
   const paths = ["a.xml", "../x/./y.xml", "/tmp/a b%20#c?.xml", "dir//f.xml", "é 𝄞.xml", "x/"];
   for (let c = 32; c < 127; c++) paths.push(`f${String.fromCharCode(c)}g.xml`);
   for (const path of paths) {
-    assert.equal(fileUrlOf(path), pathToFileURL(resolve(path)).href, JSON.stringify(path));
+    assert.equal(await fileUrlOf(path), pathToFileURL(resolve(path)).href, JSON.stringify(path));
   }
 });
 
