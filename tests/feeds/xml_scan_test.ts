@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { Parser } from "htmlparser2";
 import { scanXml } from "../../src/feeds/xml_scan.ts";
 import { FIXTURES } from "../support/feed_server.ts";
+import { joinedPieces, random } from "../support/generated.ts";
 
 // scanXml promises htmlparser2's reading of malformed XML (the lenient behaviour every fixture's
 // expected answer was made with); these tests hold it to that, event for event.
@@ -43,16 +44,6 @@ function viaHtmlparser2(text: string): Event[] {
 
 function same(text: string): void {
   assert.deepEqual(viaScanner(text), viaHtmlparser2(text), `input: ${JSON.stringify(text)}`);
-}
-
-/** A small deterministic PRNG (mulberry32), so a failure reproduces. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const PIECES = [
@@ -205,11 +196,5 @@ Deno.test("scanXml reads the edge cases of malformed markup as htmlparser2 does"
 });
 
 Deno.test("scanXml reads generated malformed markup as htmlparser2 does", () => {
-  const next = random(42);
-  for (let n = 0; n < 40_000; n++) {
-    const count = 1 + Math.floor(next() * 30);
-    let text = "";
-    for (let i = 0; i < count; i++) text += PIECES[Math.floor(next() * PIECES.length)];
-    same(text);
-  }
+  for (const text of joinedPieces(PIECES, 42, 40_000, 30)) same(text);
 });

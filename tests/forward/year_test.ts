@@ -17,23 +17,13 @@ import { startFakeBotApi } from "../support/fake_bot_api.ts";
 import { memoryLogger } from "../support/forward_stubs.ts";
 import { ManualClock } from "../support/manual_clock.ts";
 import { type FeedItem, rss } from "../support/once_feeds.ts";
+import { random } from "../support/generated.ts";
 
 const HOUR = 3_600_000;
 const HOURS = 8_760;
 const MONTH_HOURS = 730;
 const SHOWN = 20;
 const TOKEN = "123456:TEST-token_abc";
-
-/** Deterministic randomness (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Serves the newest SHOWN items of an ever-growing list with an ETag: 304 for the current one;
