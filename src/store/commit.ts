@@ -29,7 +29,7 @@ export class GroupCommit {
         const group = this.#queue;
         this.#queue = [];
         try {
-          const results = await this.client.batch(group.flatMap((g) => g.statements), "write");
+          const results = await this.client.batch(group.flatMap((g) => g.statements));
           let at = 0;
           for (const g of group) {
             g.resolve(results.slice(at, at + g.statements.length));
@@ -42,7 +42,7 @@ export class GroupCommit {
           }
           // Each caller on its own, so a failure is charged to the statements that caused it.
           for (const g of group) {
-            await this.client.batch(g.statements, "write").then(g.resolve, g.reject);
+            await this.client.batch(g.statements).then(g.resolve, g.reject);
           }
         }
       }

@@ -66,9 +66,9 @@ const DEFAULT_FLUSH_AFTER_MS = 30_000;
 
 /**
  * The forwarder's state: which entries each feed has seen and sent (entries.ts), its runs
- * (runs.ts), its fetch validators (validators.ts) and chat migrations. One SQLite file (sqlite.ts); every
- * write that matters for delivery (an entry marked sent) is its own committed transaction
- * before the next message goes out.
+ * (runs.ts), its fetch validators (validators.ts) and chat migrations. One SQLite file
+ * (sqlite.ts); every write that matters for delivery (an entry marked sent) is its own
+ * committed transaction before the next message goes out.
  */
 export class Store {
   readonly #clock: Clock;
@@ -250,7 +250,7 @@ export class Store {
   private async migrate(from: number): Promise<void> {
     for (let v = from; v < MIGRATIONS.length; v++) {
       // Each migration and its version bump commit together or not at all.
-      await this.client.batch([...MIGRATIONS[v], `PRAGMA user_version = ${v + 1}`], "write");
+      await this.client.batch([...MIGRATIONS[v], `PRAGMA user_version = ${v + 1}`]);
     }
   }
 

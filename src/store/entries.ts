@@ -124,7 +124,7 @@ export class EntriesTable {
               FROM json_each(?3)`,
         args: [feed, iso(at), rows],
       },
-    ], "write");
+    ]);
     if (this.#known) (await this.#known).add(feed);
   }
 

@@ -108,7 +108,7 @@ export async function prune(
         await client.batch([
           { sql: "DELETE FROM validators WHERE feed = ?", args: [feed] },
           { sql: "DELETE FROM feeds WHERE name = ?", args: [feed] },
-        ], "write");
+        ]);
         counts.batches++;
         counts.droppedFeeds.push(feed);
         continue;

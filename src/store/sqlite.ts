@@ -151,15 +151,12 @@ export class Database {
 
   /**
    * Runs the statements in one transaction: all of them commit, or none (the first failure
-   * rolls back and rejects). `write` takes the write lock at the start (BEGIN IMMEDIATE), so a
-   * busy database fails before anything ran rather than half-way.
+   * rolls back and rejects). The write lock is taken at the start (BEGIN IMMEDIATE), so a busy
+   * database fails before anything ran rather than half-way.
    */
-  batch(
-    statements: readonly InStatement[],
-    mode: "write" | "read" = "write",
-  ): Promise<ResultSet[]> {
+  batch(statements: readonly InStatement[]): Promise<ResultSet[]> {
     try {
-      this.#run(mode === "write" ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED");
+      this.#run("BEGIN IMMEDIATE");
       try {
         const results = statements.map((s) => this.#run(s));
         this.#run("COMMIT");
