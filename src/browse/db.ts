@@ -228,11 +228,22 @@ export function openLocal(path: string, write: boolean): Db {
    * Queries with parameters are not kept.
    */
   const ready = new Map<string, { stmt: LibsqlStatement; names: { name: string }[]; v: unknown }>();
-  const schemaVersion = () => {
-    let stmt = kept.get(SCHEMA_VERSION);
-    if (!stmt) kept.set(SCHEMA_VERSION, stmt = prepare(SCHEMA_VERSION).raw());
-    return (stmt.get() as unknown[])[0];
+  /** The one row of an internal read, from a statement kept prepared (see often). */
+  const oftenRow = (sql: string): unknown[] => {
+    let stmt = kept.get(sql);
+    if (!stmt) {
+      stmt = prepare(sql).raw();
+      kept.set(sql, stmt);
+    }
+    try {
+      // get() steps once and resets, which ends the statement: one native call where all()
+      // made three (these statements have one row).
+      return (stmt.get() as unknown[] | undefined) ?? [];
+    } catch (error) {
+      throw wrap(error);
+    }
   };
+  const schemaVersion = () => oftenRow(SCHEMA_VERSION)[0];
   const run: Db["run"] = async (sql, params, options, onColumns, onRow) => {
     // Only without parameters: SQLite keeps a statement's bindings from one run to the next.
     const reuse = !write && options.wrap && !options.explain && params === undefined;
@@ -319,18 +330,7 @@ export function openLocal(path: string, write: boolean): Db {
   return {
     remote: false,
     often(sql) {
-      let stmt = kept.get(sql);
-      if (!stmt) {
-        stmt = prepare(sql).raw();
-        kept.set(sql, stmt);
-      }
-      try {
-        // get() steps once and resets, which ends the statement: one native call where all()
-        // made three (these statements have one row).
-        return Promise.resolve((stmt.get() as unknown[] | undefined) ?? []);
-      } catch (error) {
-        throw wrap(error);
-      }
+      return Promise.resolve(oftenRow(sql));
     },
     all(sql, params = []) {
       const rows: unknown[][] = [];

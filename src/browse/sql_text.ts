@@ -227,33 +227,17 @@ export function listableBlobs(text: string, tokens: Token[], base: number): stri
 }
 
 /**
- * Whether compiling `sql` can only build a query: its first statement starts (after space,
- * comments and an EXPLAIN or EXPLAIN QUERY PLAN) with SELECT, WITH or VALUES. Such text never
- * reaches SQLite's PRAGMA compiler, which is where flag settings change, at compile time.
- * Anything it cannot read is answered no.
+ * Whether compiling `sql` can only build a query: its first statement starts (after an EXPLAIN
+ * or EXPLAIN QUERY PLAN) with SELECT, WITH or VALUES. Such text never reaches SQLite's PRAGMA
+ * compiler, which is where flag settings change, at compile time. Anything the tokenizer cannot
+ * read is answered no.
  */
 export function compilesQueryOnly(sql: string): boolean {
-  let i = 0;
-  const word = (): string => {
-    for (;;) {
-      while (i < sql.length && SQL_SPACE.test(sql[i])) i++;
-      if (sql.startsWith("--", i)) {
-        const nl = sql.indexOf("\n", i);
-        i = nl < 0 ? sql.length : nl + 1;
-      } else if (sql.startsWith("/*", i)) {
-        const end = sql.indexOf("*/", i + 2);
-        if (end < 0) return "";
-        i = end + 2;
-      } else break;
-    }
-    const start = i;
-    while (i < sql.length && /[A-Za-z]/.test(sql[i])) i++;
-    return sql.slice(start, i).toUpperCase();
-  };
-  let w = word();
-  if (w === "EXPLAIN") {
-    w = word();
-    if (w === "QUERY") w = word() === "PLAN" ? word() : "";
+  let tokens: Token[];
+  try {
+    tokens = tokenize(sql);
+  } catch {
+    return false;
   }
-  return w === "SELECT" || w === "WITH" || w === "VALUES";
+  return isWord(tokens[explainPrefix(tokens).inner], "SELECT", "WITH", "VALUES");
 }
