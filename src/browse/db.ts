@@ -1,84 +1,11 @@
 import Database from "libsql";
 import { createClient } from "@libsql/client";
 import { fileUri } from "./db_url.ts";
-import type { Op } from "./guard.ts";
+import { type Db, type Params, toOp, wrap } from "./db_core.ts";
 import { compilesQueryOnly } from "./sql_text.ts";
 
 export { fileUri, isRemote, localPath } from "./db_url.ts";
-
-export type Params = unknown[] | Record<string, unknown> | undefined;
-
-/** How a statement runs: whether it writes, whether it is an EXPLAIN listing. */
-export interface RunOptions {
-  /** An EXPLAIN statement stays active after its last row until it is reset. */
-  explain: boolean;
-  /** Read text through bytes (U+FFFD for what is not UTF-8); for statements a CTE can hold. */
-  wrap: boolean;
-  /**
-   * Checks the exact SQL about to run (the statement, or the wrapper around it) before it runs;
-   * throws to refuse. Resolves to whether its program writes, and `quiet` when its program was
-   * listed and opens no virtual table (without it the settings are checked after the request).
-   */
-  check(runSql: string): Promise<{ writes: boolean; quiet?: boolean }>;
-  /** Column names are taken from this SQL when set (the statement before blob literals were rewritten). */
-  namesFrom?: string;
-}
-
-/** A database the worker runs statements on; local files and remote libSQL servers alike. */
-export interface Db {
-  readonly remote: boolean;
-  /** Rows of a trusted internal SELECT, text decoded safely. */
-  all(sql: string, params?: unknown[]): Promise<unknown[][]>;
-  /**
-   * The first row of a trusted internal SELECT run after every request, prepared once and kept.
-   * Its text must be ASCII: it is read as it is, without the UTF-8-safe wrapper.
-   */
-  often(sql: string): Promise<unknown[]>;
-  /**
-   * The program of `sql` as EXPLAIN lists it, and, if it opens virtual tables, the pointers of
-   * the allowed ones at this moment (probe SQL → module name).
-   */
-  program(
-    sql: string,
-    probes: () => Promise<Map<string, string>>,
-  ): Promise<{ ops: Op[]; vtabs: Map<string, string> }>;
-  /**
-   * Runs a statement. Rows are handed to `onRow` one at a time; returning false stops, and the
-   * statement is ended at once. Resolves to the columns and write counters.
-   */
-  run(
-    sql: string,
-    params: Params,
-    options: RunOptions,
-    onColumns: (columns: string[]) => void,
-    onRow: (row: unknown[]) => boolean,
-  ): Promise<{ changes?: number; lastInsertRowid?: unknown }>;
-  /** Whether a transaction is open on the connection (it must never be between requests). */
-  inTransaction(): boolean;
-  /**
-   * False only while nothing that can change a connection setting has been compiled or run
-   * since settingsChecked(): no text other than a query (a PRAGMA changes flags as it is
-   * compiled) and no program that opens a virtual table (a pragma table-valued function runs
-   * its PRAGMA) or whose check did not say it was quiet. Always true until the first check.
-   */
-  settingsMayHaveChanged(): boolean;
-  /** The settings were read and found as at the baseline. */
-  settingsChecked(): void;
-  close(): void;
-}
-
-/** Thrown for SQL errors and unopenable databases: its message is SQLite's. */
-export class DbError extends Error {
-  constructor(message: string, readonly code = "") {
-    super(message);
-    this.name = "DbError";
-  }
-}
-
-function wrap(error: unknown): DbError {
-  const e = error as { message?: string; code?: string };
-  return new DbError(e?.message ?? String(error), e?.code ?? "");
-}
+export { type Db, DbError, type Params, type RunOptions } from "./db_core.ts";
 
 interface LibsqlIterator {
   next(): { done?: boolean; value?: unknown[] };
@@ -172,17 +99,6 @@ function unwrapRow(row: unknown[]): unknown[] {
 const SCHEMA_VERSION = "PRAGMA schema_version";
 /** How many prepared queries a read-only connection keeps for reuse. */
 const READY_KEPT = 64;
-
-/** One row of an `EXPLAIN` listing (addr, opcode, p1, p2, p3, p4, …) as the checks read it. */
-function toOp(r: unknown[]): Op {
-  return {
-    opcode: String(r[1]),
-    p1: Number(r[2]),
-    p2: Number(r[3]),
-    p3: Number(r[4]),
-    p4: r[5] === null ? null : String(r[5]),
-  };
-}
 
 /** A local file through the `libsql` driver (synchronous; the worker process isolates it). */
 export function openLocal(path: string, write: boolean): Db {

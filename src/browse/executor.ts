@@ -1,4 +1,4 @@
-import { type Db, DbError } from "./db.ts";
+import { type Db, DbError } from "./db_core.ts";
 import { RefusedError } from "./guard.ts";
 import { indexes, info, resolveTable, table, tables } from "./introspect.ts";
 import { ProgramCache } from "./programs.ts";
@@ -26,28 +26,54 @@ export function scrub(message: string, paths: readonly string[], label: string):
 /**
  * Runs one request against the database; every answer, error or not, goes to the sink. After
  * each request the connection is checked: no transaction open, no setting changed.
+ *
+ * With a fallback, a request this connection's engine cannot answer (DbError.fallback: a
+ * function, module or schema only libsql has, or rows it does not read within its limits) is
+ * handed whole to the fallback executor, made on first need, which answers it with its own
+ * connection, checks and settings.
  */
 export class Executor {
   #base: Map<string, string> | undefined;
   #unlistable = new UnlistableObjects();
   #programs = new ProgramCache();
-  /** Set when the worker could not put its connection back as it was: it must be replaced. */
-  spoiled = false;
+  #spoiled = false;
+  #other: Executor | undefined;
 
   constructor(
     private db: Db,
     private write: boolean,
     private label: string,
     private paths: readonly string[] = [],
+    private fallback?: () => Promise<Executor>,
   ) {}
+
+  /** Set when the worker could not put a connection back as it was: it must be replaced. */
+  get spoiled(): boolean {
+    return this.#spoiled || (this.#other?.spoiled ?? false);
+  }
 
   /** Sets the worker's limits and records the settings later requests are compared with. */
   async init(): Promise<void> {
     this.#base = await baseline(this.db);
   }
 
-  async handle(req: WorkerRequest, sink: Sink): Promise<void> {
+  async handle(req: WorkerRequest, given: Sink): Promise<void> {
     const started = performance.now();
+    let answered = false;
+    const sink: Sink = this.fallback
+      ? {
+        head(h) {
+          answered = true;
+          given.head(h);
+        },
+        chunk(b) {
+          answered = true;
+          given.chunk(b);
+        },
+        end: (e) => given.end(e),
+      }
+      : given;
+    let other: Executor | undefined;
     try {
       switch (req.op) {
         case "info":
@@ -79,6 +105,10 @@ export class Executor {
           );
       }
     } catch (caught) {
+      if (caught instanceof DbError && caught.fallback && !answered) {
+        other = await this.#fallbackExecutor();
+        if (other) return;
+      }
       // SQLite's own refusal of a file function inside a view or trigger.
       const error = caught instanceof DbError && /^unsafe use of /.test(caught.message)
         ? new RefusedError(`${caught.message}: not allowed`)
@@ -99,15 +129,33 @@ export class Executor {
       jsonAnswer(sink, status, { error: message }, started);
     } finally {
       await this.#settle();
+      if (other) await other.handle(req, given);
     }
+  }
+
+  close(): void {
+    this.db.close();
+    this.#other?.close();
+  }
+
+  /** The fallback executor, made once; undefined when there is none or it cannot open. */
+  async #fallbackExecutor(): Promise<Executor | undefined> {
+    if (!this.#other && this.fallback) {
+      try {
+        this.#other = await this.fallback();
+      } catch {
+        this.fallback = undefined;
+      }
+    }
+    return this.#other;
   }
 
   async #settle(): Promise<void> {
     if (!this.#base) return;
     try {
-      if (!(await restore(this.db, this.#base))) this.spoiled = true;
+      if (!(await restore(this.db, this.#base))) this.#spoiled = true;
     } catch {
-      this.spoiled = true;
+      this.#spoiled = true;
     }
   }
 }

@@ -306,6 +306,7 @@ export async function runQuery(
           }
         },
         namesFrom: mode === "none" && original !== innerSql ? original : undefined,
+        limit: download ? undefined : cap,
       },
       onColumns,
       onRow,

@@ -1,4 +1,4 @@
-import { isRemote } from "./db_url.ts";
+import { isRemote, localPath } from "./db_url.ts";
 import type { WorkerConfig } from "./protocol.ts";
 
 /** How to start one worker process. */
@@ -63,6 +63,11 @@ export function workerPermissions(config: WorkerConfig, ffiRoot = npmRoot()): st
     ffiRoot ? `--allow-ffi=${ffiRoot}` : "--allow-ffi",
     "--allow-sys=cpus,networkInterfaces,hostname",
   ];
+  if (!isRemote(config.database) && !config.write && !localPath(config.database).includes(",")) {
+    // node:sqlite, which reads a read-only local file, opens it only with Deno's permission
+    // to read that one path (SQLite then opens its journal or WAL in native code).
+    perms.push(`--allow-read=${localPath(config.database)}`);
+  }
   if (isRemote(config.database)) {
     // Any port on that host: the client picks it from the URL's scheme and options.
     perms.push(`--allow-net=${new URL(config.database).hostname}`);

@@ -1,4 +1,6 @@
-import { type Db, DbError, isRemote, localPath, openLocal, openRemote } from "./db.ts";
+import { type Db, DbError } from "./db_core.ts";
+import { openLocalNode } from "./db_node.ts";
+import { isRemote, localPath } from "./db_url.ts";
 import { Executor, scrub } from "./executor.ts";
 import {
   encodeFrame,
@@ -83,6 +85,25 @@ function serverPaths(path: string): string[] {
   return out.sort((a, b) => b.length - a.length);
 }
 
+/** A read-only executor over node:sqlite, or undefined when that cannot open or read the file. */
+async function readOnlyNode(
+  path: string,
+  label: string,
+  paths: string[],
+  fallback: () => Promise<Executor>,
+): Promise<Executor | undefined> {
+  let db: Db | undefined;
+  try {
+    db = openLocalNode(path);
+    const executor = new Executor(db, false, label, paths, fallback);
+    await executor.init();
+    return executor;
+  } catch {
+    db?.close();
+    return undefined;
+  }
+}
+
 /**
  * The query worker process: reads its config, then one request at a time from stdin, and
  * answers each on stdout. The server kills the process when a query runs past the time limit;
@@ -99,27 +120,37 @@ export async function runWorker(): Promise<void> {
       : "cannot open the database";
     writeAll(encodeFrame(FRAME_JSON, JSON.stringify({ ready: false, error: message })));
   };
-  let db: Db;
-  try {
-    db = isRemote(config.database)
+  const remote = isRemote(config.database);
+  const path = localPath(config.database);
+  const paths = remote ? [] : serverPaths(path);
+  /** An executor over the libsql driver (loaded only when needed): remote, --write, fallback. */
+  const libsql = async (): Promise<Executor> => {
+    const { openLocal, openRemote } = await import("./db.ts");
+    const db = remote
       ? openRemote(config.database, config.authToken, config.write)
-      : openLocal(localPath(config.database), config.write);
-  } catch (error) {
-    return refuse(error);
-  }
-  const paths = isRemote(config.database) ? [] : serverPaths(localPath(config.database));
-  const executor = new Executor(db, config.write, config.label, paths);
+      : openLocal(path, config.write);
+    const executor = new Executor(db, config.write, config.label, paths);
+    try {
+      await executor.init();
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return executor;
+  };
+  // A read-only local file is read through node:sqlite, with libsql for what it cannot read.
+  let executor = remote || config.write
+    ? undefined
+    : await readOnlyNode(path, config.label, paths, libsql);
   try {
-    await executor.init();
+    executor ??= await libsql();
   } catch (error) {
     return refuse(error);
   }
   // A local worker blocks on its input between requests: it has nothing else to do. A remote
   // one reads it as a stream, so its client's connection is served meanwhile (the server sends
   // nothing after the config until the worker says it is ready, so no bytes are left behind).
-  const reader = isRemote(config.database) && input.buffered === 0
-    ? new FrameReader(Deno.stdin.readable)
-    : input;
+  const reader = remote && input.buffered === 0 ? new FrameReader(Deno.stdin.readable) : input;
   writeAll(encodeFrame(FRAME_JSON, JSON.stringify({ ready: true })));
   // The end frame waits until the connection has been checked, so a spoiled worker can say so.
   let end: WorkerEnd | undefined;
@@ -148,7 +179,7 @@ export async function runWorker(): Promise<void> {
     out.trim();
     if (executor.spoiled) break;
   }
-  db.close();
+  executor.close();
 }
 
 if (import.meta.main) {

@@ -7,7 +7,7 @@ import { makeFixtureDb } from "../support/browse_fixtures.ts";
 
 const PROBE = new URL("../support/worker_probe.ts", import.meta.url);
 
-Deno.test("permissions: a worker can load libsql and open the database, and do nothing else", async () => {
+Deno.test("permissions: a worker can load libsql, open the database through both drivers, and do nothing else", async () => {
   const path = await makeFixtureDb();
   const secretDir = await Deno.makeTempDir({ prefix: "browse_secret_" });
   const outside = `${secretDir}/config.yaml`;
@@ -16,7 +16,9 @@ Deno.test("permissions: a worker can load libsql and open the database, and do n
   // The pool's own arguments and environment, with the probe in place of the worker module.
   const args = workerArgs(config, PROBE);
   assert.ok(!args.includes("-A") && !args.some((a) => a.startsWith("--allow-all")));
-  assert.ok(!args.some((a) => /^--allow-(read|write|run|net)/.test(a)), args.join(" "));
+  assert.ok(!args.some((a) => /^--allow-(write|run|net)/.test(a)), args.join(" "));
+  // node:sqlite opens a read-only file only with leave to read that one path.
+  assert.deepEqual(args.filter((a) => a.startsWith("--allow-read")), [`--allow-read=${path}`]);
   const child = workerSpawner(config, PROBE)();
   const writer = child.stdin.getWriter();
   await writer.write(encodeFrame(FRAME_JSON, JSON.stringify({ ...config, outside })));
@@ -25,10 +27,11 @@ Deno.test("permissions: a worker can load libsql and open the database, and do n
   assert.ok((await child.status).success, out);
   const report = JSON.parse(out);
   assert.deepEqual(report.rows, [{ n: 3 }]);
+  assert.deepEqual(report.nodeRows, [{ n: 3 }]);
   assert.equal(report.readOutside, "NotCapable");
   assert.equal(report.readPasswd, "NotCapable");
-  // Even the database's own directory is closed to JS: SQLite reads it in native code.
-  assert.equal(report.readDatabase, "NotCapable");
+  // The database file itself is open to JS (node:sqlite's own check), its directory is not.
+  assert.equal(report.readDatabase, "allowed");
   assert.equal(report.writeDir, "NotCapable");
   assert.equal(report.run, "NotCapable");
   assert.equal(report.net, "NotCapable");
@@ -76,6 +79,21 @@ Deno.test("permissions: a remote database adds the network to its host alone", (
   );
   assert.ok(remote.includes("--allow-net=db.example.turso.io"));
   assert.ok(remote.includes("--allow-ffi=/npm"));
+  assert.ok(!remote.some((p) => p.startsWith("--allow-read")));
+  assert.deepEqual(
+    workerPermissions({ database: "/data/c.db", write: false, label: "x" }, "/npm"),
+    [
+      "--allow-ffi=/npm",
+      "--allow-sys=cpus,networkInterfaces,hostname",
+      "--allow-read=/data/c.db",
+      "--allow-env=LIBSQL_JS_DEV",
+    ],
+  );
+  // A path Deno's flag would split is left to libsql, which needs no read permission.
+  assert.ok(
+    !workerPermissions({ database: "/data/a,b.db", write: false, label: "x" }, "/npm")
+      .some((p) => p.startsWith("--allow-read")),
+  );
   const local = workerPermissions({ database: "/data/c.db", write: true, label: "x" }, "/npm");
   assert.ok(!local.some((p) => p.startsWith("--allow-net")));
   assert.deepEqual(local, [

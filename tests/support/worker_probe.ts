@@ -1,9 +1,10 @@
 /**
  * Started in place of the query worker, with the pool's own arguments and environment: reports
- * what the worker process may do. It loads and uses the libsql driver as the worker does, so a
- * permission the worker needs but lacks fails here too.
+ * what the worker process may do. It loads and uses node:sqlite and the libsql driver as the
+ * worker does, so a permission the worker needs but lacks fails here too.
  */
 import Database from "libsql";
+import { DatabaseSync } from "node:sqlite";
 import { getHeapStatistics } from "node:v8";
 import { frameJson, FrameReader } from "../../src/browse/protocol.ts";
 
@@ -22,10 +23,14 @@ const config = frameJson<{ database: string; outside: string }>((await reader.re
 const db = new Database(`file:${config.database}?mode=ro`);
 const rows = db.prepare("SELECT count(*) AS n FROM items").all();
 db.close();
+const node = new DatabaseSync(config.database, { readOnly: true });
+const nodeRows = node.prepare("SELECT count(*) AS n FROM items").all();
+node.close();
 const dir = config.database.replace(/\/[^/]*$/, "");
 const state = async (desc: Deno.PermissionDescriptor) => (await Deno.permissions.query(desc)).state;
 const report = {
   rows,
+  nodeRows,
   heapLimitMiB: Math.round(getHeapStatistics().heap_size_limit / 1024 / 1024),
   readOutside: await attempt(() => Deno.readTextFile(config.outside)),
   readDatabase: await attempt(() => Deno.readFile(config.database)),

@@ -1,0 +1,309 @@
+import { DatabaseSync } from "node:sqlite";
+import { type Db, DbError, type Params, toOp } from "./db_core.ts";
+import { compilesQueryOnly } from "./sql_text.ts";
+
+/**
+ * A local file read through Deno's built-in SQLite (`node:sqlite`), for read-only workers: it
+ * hands a page of rows to JS several times faster than the libsql addon and needs no FFI.
+ * Its SQLite build lacks some of libsql's functions and modules (generate_series, the math
+ * functions, regexp, vectors) and cannot read a schema that uses them: a statement it cannot
+ * prepare is answered by libsql instead (see Executor's fallback), as is a file it cannot open.
+ */
+
+/** The parts of Deno's node:sqlite used here (its bundled types predate some of them). */
+interface StatementSync {
+  setReturnArrays(on: boolean): void;
+  setReadBigInts(on: boolean): void;
+  columns(): { name: string }[];
+  all(...params: unknown[]): unknown[][];
+  get(...params: unknown[]): unknown[] | undefined;
+  run(...params: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+}
+
+interface NodeDatabase {
+  prepare(sql: string): StatementSync;
+  /** SQLite's run-time limits of this connection. */
+  limits: { length: number };
+  isTransaction: boolean;
+  close(): void;
+}
+
+/** SQLite's primary result codes by number, for the few the worker tells apart. */
+const CODES: Record<number, string> = {
+  5: "SQLITE_BUSY",
+  7: "SQLITE_NOMEM",
+  9: "SQLITE_INTERRUPT",
+  18: "SQLITE_TOOBIG",
+  25: "SQLITE_RANGE",
+  26: "SQLITE_NOTADB",
+};
+
+function wrapNode(error: unknown, compile = false): DbError {
+  const e = error as { message?: string; errcode?: number };
+  const code = typeof e?.errcode === "number" ? CODES[e.errcode & 0xff] ?? "" : "";
+  return new DbError(e?.message ?? String(error), code, compile);
+}
+
+/** Binds as node:sqlite takes them: positional values spread, named ones as one object. */
+function bindArgs(params: Params): unknown[] {
+  if (params === undefined) return [];
+  return Array.isArray(params) ? params : [params];
+}
+
+/** The wrapper's text check of one column: text holding a NUL byte. */
+function hasNul(c: string): string {
+  return `typeof(${c}) = 'text' AND instr(${c}, char(0))`;
+}
+
+/**
+ * Above this many columns a statement is left to libsql: the wrapper's OR chain and JSON array
+ * would pass SQLite's expression depth and argument limits.
+ */
+const MAX_WRAPPED_COLUMNS = 400;
+
+/**
+ * The statement `sql` (with `n` result columns) wrapped so that text holding a NUL byte, which
+ * node:sqlite cuts at the NUL, is not lost: each row gets one more column, NULL unless one of
+ * its texts holds a NUL, else a JSON array of those texts' bytes in hex (null for the others).
+ * Every other value is read as it is: node:sqlite turns text that is not UTF-8 into U+FFFD as
+ * TextDecoder does (held by a test). The CTE's column list renames the columns by position, so
+ * duplicate names do not matter. `limit` ends the statement after that many rows.
+ */
+function flagWrapped(sql: string, n: number, limit: number | undefined): string {
+  const cols = Array.from({ length: n }, (_, i) => `c${i}`);
+  const any = cols.map((c) => `(${hasNul(c)})`).join(" OR ");
+  const hexes = cols.map((c) => `iif(${hasNul(c)}, hex(${c}), NULL)`).join(",");
+  return `WITH courier_q(${cols.join(",")}) AS (\n${sql}\n) SELECT ${
+    cols.join(",")
+  }, CASE WHEN ${any} THEN json_array(${hexes}) END FROM courier_q${
+    limit === undefined ? "" : ` LIMIT ${limit + 1}`
+  }`;
+}
+
+const lossy = new TextDecoder();
+
+/** A wrapped row back as the statement's values, in place (its flag column removed). */
+function unflag(row: unknown[]): unknown[] {
+  const flag = row.pop();
+  if (typeof flag === "string") {
+    const hexes = JSON.parse(flag) as (string | null)[];
+    for (let i = 0; i < hexes.length; i++) {
+      if (hexes[i] !== null) row[i] = lossy.decode(Uint8Array.fromHex(hexes[i]!));
+    }
+  }
+  return row;
+}
+
+/**
+ * A batch read holds at most about this much row data: every value is limited to its share
+ * (SQLite's length limit, for this statement only), and a statement that meets the limit is
+ * answered by libsql, which reads one row at a time.
+ */
+const BATCH_BYTES = 64 * 1024 * 1024;
+
+const SCHEMA_VERSION = "PRAGMA schema_version";
+/** How many prepared queries a connection keeps for reuse. */
+const READY_KEPT = 64;
+
+/** Opens `path` read-only through node:sqlite. */
+export function openLocalNode(path: string): Db {
+  let db: NodeDatabase;
+  try {
+    db = new DatabaseSync(path, { readOnly: true }) as unknown as NodeDatabase;
+  } catch (error) {
+    throw wrapNode(error);
+  }
+  // Nothing is known of the settings until the first check.
+  let unsettled = true;
+  const kept = new Map<string, StatementSync>();
+  const prepare = (sql: string): StatementSync => {
+    if (!compilesQueryOnly(sql)) unsettled = true;
+    try {
+      const stmt = db.prepare(sql);
+      stmt.setReturnArrays(true);
+      stmt.setReadBigInts(true);
+      return stmt;
+    } catch (error) {
+      throw wrapNode(error, true);
+    }
+  };
+  // all() resets the statement when it ends, which ends an EXPLAIN too.
+  const explain = (sql: string): unknown[][] => {
+    const stmt = prepare(`EXPLAIN ${sql}`);
+    try {
+      return stmt.all();
+    } catch (error) {
+      throw wrapNode(error);
+    }
+  };
+  /** The one row of an internal read, from a statement kept prepared (see Db.often). */
+  const oftenRow = (sql: string): unknown[] => {
+    let stmt = kept.get(sql);
+    if (!stmt) {
+      stmt = prepare(sql);
+      kept.set(sql, stmt);
+    }
+    try {
+      // get() steps once and resets, which ends the statement.
+      return stmt.get() ?? [];
+    } catch (error) {
+      throw wrapNode(error);
+    }
+  };
+  const schemaVersion = () => oftenRow(SCHEMA_VERSION)[0];
+  /**
+   * Wrapped queries kept prepared, by their limit and text, as openLocal keeps them: only
+   * after a run to the end with a quiet check, only at the schema version they were prepared
+   * at, never with parameters. Every run is still checked.
+   */
+  const ready = new Map<string, { stmt: StatementSync; names: string[]; v: unknown }>();
+  /**
+   * All rows of a wrapped statement up to its limit, in one call, each value held to its share
+   * of BATCH_BYTES. all() ends the statement whatever happens (it resets it on the way out),
+   * so nothing is left holding a read transaction.
+   */
+  const batch = (stmt: StatementSync, params: Params, n: number, limit: number) => {
+    const before = db.limits.length;
+    db.limits.length = Math.max(1, Math.floor(BATCH_BYTES / ((limit + 1) * (n + 1))));
+    try {
+      return stmt.all(...bindArgs(params));
+    } catch (error) {
+      const e = error as { errcode?: number; code?: string };
+      // A value past its share, or parameters it does not bind as libsql does.
+      const elsewhere = e.errcode === 18 || e.errcode === 25 || e.code !== "ERR_SQLITE_ERROR";
+      throw wrapNode(error, elsewhere);
+    } finally {
+      db.limits.length = before;
+    }
+  };
+  const run: Db["run"] = async (sql, params, options, onColumns, onRow) => {
+    const limit = options.limit !== undefined && Number.isFinite(options.limit)
+      ? options.limit
+      : undefined;
+    // Only without parameters: SQLite keeps a statement's bindings from one run to the next.
+    const reuse = options.wrap && !options.explain && params === undefined && limit !== undefined;
+    const key = `${limit}\n${sql}`;
+    const version = reuse ? schemaVersion() : undefined;
+    const found = reuse ? ready.get(key) : undefined;
+    // Out of the map while it runs: put back only after a run to its end.
+    if (found) ready.delete(key);
+    const hit = found !== undefined && found.v === version ? found : undefined;
+    const first = hit ? undefined : prepare(sql);
+    let names = hit ? hit.names : first!.columns().map((c) => c.name);
+    const reader = names.length > 0;
+    let stmt = hit ? hit.stmt : first!;
+    let runSql = sql;
+    let wrapped = hit !== undefined;
+    if (hit) runSql = flagWrapped(sql, names.length, limit);
+    else if (reader && options.wrap) {
+      // Without a limit (a download) rows must be read one at a time, which node:sqlite's
+      // iterate() cannot do faithfully: it ends quietly on an error, as if the rows were all.
+      if (limit === undefined) throw new DbError("rows without a limit", "", true);
+      if (names.length > MAX_WRAPPED_COLUMNS) {
+        throw new DbError(`more than ${MAX_WRAPPED_COLUMNS} columns`, "", true);
+      }
+      runSql = flagWrapped(sql, names.length, limit);
+      try {
+        stmt = prepare(runSql);
+        wrapped = true;
+      } catch {
+        // Not a query a CTE can hold (a PRAGMA): read as it is.
+        runSql = sql;
+      }
+    }
+    const { quiet } = await options.check(runSql);
+    if (!quiet) unsettled = true;
+    if (!reader) {
+      onColumns([]);
+      try {
+        const info = first!.run(...bindArgs(params));
+        return { changes: Number(info.changes), lastInsertRowid: info.lastInsertRowid };
+      } catch (error) {
+        throw wrapNode(error);
+      }
+    }
+    // A statement a CTE cannot hold (a PRAGMA, an EXPLAIN) answers with a few rows, bounded
+    // by the schema or the program: read whole.
+    let rows: unknown[][];
+    if (wrapped) rows = batch(stmt, params, names.length, limit!);
+    else {
+      try {
+        rows = stmt.all(...bindArgs(params));
+      } catch (error) {
+        throw wrapNode(error);
+      }
+    }
+    if (options.namesFrom !== undefined) {
+      try {
+        names = prepare(options.namesFrom).columns().map((c) => c.name);
+      } catch { /* keep the rewritten statement's names */ }
+    }
+    onColumns(names);
+    for (const row of rows) if (!onRow(wrapped ? unflag(row) : row)) break;
+    if (reuse && quiet === true && wrapped) remember(key, { stmt, names, v: version });
+    return {};
+  };
+  const remember = (key: string, entry: { stmt: StatementSync; names: string[]; v: unknown }) => {
+    ready.set(key, entry);
+    if (ready.size > READY_KEPT) ready.delete(ready.keys().next().value!);
+  };
+  return {
+    remote: false,
+    often(sql) {
+      return Promise.resolve(oftenRow(sql));
+    },
+    all(sql, params = []) {
+      // An internal statement counts as one that may change a setting (as in openLocal).
+      unsettled = true;
+      const stmt = prepare(sql);
+      const n = stmt.columns().length;
+      let wrapped: StatementSync | undefined;
+      if (n > 0 && n <= MAX_WRAPPED_COLUMNS) {
+        try {
+          wrapped = prepare(flagWrapped(sql, n, undefined));
+        } catch { /* not a query a CTE can hold: read as it is */ }
+      }
+      try {
+        if (!wrapped) {
+          return Promise.resolve(n > 0 ? stmt.all(...params) : (stmt.run(...params), []));
+        }
+        return Promise.resolve(wrapped.all(...params).map(unflag));
+      } catch (error) {
+        return Promise.reject(wrapNode(error));
+      }
+    },
+    program(sql, probes) {
+      // Statements stay referenced until the pointers are compared: a prepared program holds
+      // its virtual tables, so no other live table can share an address meanwhile.
+      const held: StatementSync[] = [];
+      const ops = explain(sql).map(toOp);
+      const vtabs = new Map<string, string>();
+      if (!ops.some((op) => op.p4?.startsWith("vtab:"))) {
+        return Promise.resolve({ ops, vtabs });
+      }
+      return probes().then((list) => {
+        for (const [probe, module] of list) {
+          try {
+            const stmt = prepare(`EXPLAIN ${probe}`);
+            held.push(stmt);
+            for (const r of stmt.all()) {
+              const p4 = r[5] === null ? "" : String(r[5]);
+              if (p4.startsWith("vtab:")) vtabs.set(p4, module);
+            }
+          } catch { /* a module this build lacks */ }
+        }
+        held.length = 0;
+        return { ops, vtabs };
+      });
+    },
+    run,
+    inTransaction: () => db.isTransaction,
+    settingsMayHaveChanged: () => unsettled,
+    settingsChecked() {
+      unsettled = false;
+    },
+    close() {
+      db.close();
+    },
+  };
+}
