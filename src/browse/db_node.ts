@@ -102,6 +102,8 @@ function unflag(row: unknown[]): unknown[] {
 const BATCH_BYTES = 64 * 1024 * 1024;
 
 const SCHEMA_VERSION = "PRAGMA schema_version";
+/** Runs into a changed schema, which makes SQLite read it again. */
+const TOUCH_SCHEMA = "SELECT 1 FROM sqlite_schema LIMIT 1";
 /** How many prepared queries a connection keeps for reuse. */
 const READY_KEPT = 64;
 
@@ -150,7 +152,21 @@ export function openLocalNode(path: string): Db {
       throw wrapNode(error);
     }
   };
-  const schemaVersion = () => oftenRow(SCHEMA_VERSION)[0];
+  let seen: unknown;
+  /**
+   * The schema version, with the connection's copy of the schema brought up to it. A change
+   * made by another connection shows in the version at once, but this one prepares against its
+   * old copy until a statement of its own runs into the change: `SELECT *` would list the old
+   * columns, and the wrapper built on them fail when SQLite prepares it again as it runs.
+   */
+  const schemaVersion = () => {
+    const v = oftenRow(SCHEMA_VERSION)[0];
+    if (v !== seen) {
+      oftenRow(TOUCH_SCHEMA);
+      seen = v;
+    }
+    return v;
+  };
   /**
    * Wrapped queries kept prepared, by their limit and text, as openLocal keeps them: only
    * after a run to the end with a quiet check, only at the schema version they were prepared
@@ -183,7 +199,7 @@ export function openLocalNode(path: string): Db {
     // Only without parameters: SQLite keeps a statement's bindings from one run to the next.
     const reuse = options.wrap && !options.explain && params === undefined && limit !== undefined;
     const key = `${limit}\n${sql}`;
-    const version = reuse ? schemaVersion() : undefined;
+    const version = schemaVersion();
     const found = reuse ? ready.get(key) : undefined;
     // Out of the map while it runs: put back only after a run to its end.
     if (found) ready.delete(key);
@@ -255,7 +271,13 @@ export function openLocalNode(path: string): Db {
     all(sql, params = []) {
       // An internal statement counts as one that may change a setting (as in openLocal).
       unsettled = true;
-      const stmt = prepare(sql);
+      let stmt: StatementSync;
+      try {
+        schemaVersion();
+        stmt = prepare(sql);
+      } catch (error) {
+        return Promise.reject(error);
+      }
       const n = stmt.columns().length;
       let wrapped: StatementSync | undefined;
       if (n > 0 && n <= MAX_WRAPPED_COLUMNS) {

@@ -1,0 +1,299 @@
+import assert from "node:assert/strict";
+import Database from "libsql";
+import { DatabaseSync } from "node:sqlite";
+import { openLocal } from "../../src/browse/db.ts";
+import type { Db, RunOptions } from "../../src/browse/db_core.ts";
+import { openLocalNode } from "../../src/browse/db_node.ts";
+import { Executor } from "../../src/browse/executor.ts";
+import type { WorkerRequest } from "../../src/browse/protocol.ts";
+import { makeFixtureDb, postQuery, startTestBrowser } from "../support/browse_fixtures.ts";
+import { random } from "../support/generated.ts";
+
+/** A read of `sql` as a query request runs it (wrapped, checked as quiet), capped at `limit`. */
+async function read(db: Db, sql: string, limit?: number, params?: unknown[]) {
+  const options: RunOptions = {
+    explain: false,
+    wrap: true,
+    limit,
+    check: () => Promise.resolve({ writes: false, quiet: true }),
+  };
+  let columns: string[] = [];
+  const rows: unknown[][] = [];
+  await db.run(sql, params, options, (c) => (columns = c), (r) => {
+    if (limit !== undefined && rows.length >= limit) return false;
+    rows.push([...r]);
+    return true;
+  });
+  return { columns, rows };
+}
+
+/** The message of what `f` throws, or "" when it does not. */
+async function failure(f: () => Promise<unknown>): Promise<{ message: string; fallback: boolean }> {
+  try {
+    await f();
+    return { message: "", fallback: false };
+  } catch (error) {
+    return {
+      message: (error as Error).message,
+      fallback: (error as { fallback?: boolean }).fallback === true,
+    };
+  }
+}
+
+/** Text values from random bytes: NUL bytes, bytes that are not UTF-8 and real characters. */
+function awkwardTexts(seed: number, count: number): string[] {
+  const next = random(seed);
+  const pieces = [
+    "00",
+    "ff",
+    "c3",
+    "c3a9",
+    "e282",
+    "e282ac",
+    "eda080",
+    "f09f98",
+    "f09f9880",
+    "80",
+    "41",
+    "22",
+    "0a",
+  ];
+  return Array.from({ length: count }, () => {
+    let hex = "";
+    const n = 1 + Math.floor(next() * 8);
+    for (let i = 0; i < n; i++) hex += pieces[Math.floor(next() * pieces.length)];
+    return hex;
+  });
+}
+
+Deno.test("node: every kind of value reads as the libsql reader reads it", async () => {
+  const path = await makeFixtureDb();
+  const setup = new Database(path);
+  const hexes = awkwardTexts(14, 400);
+  setup.exec(`CREATE TABLE odd (id INTEGER PRIMARY KEY, t, u);
+    INSERT INTO odd (t, u) VALUES
+      (CAST(x'610062' AS TEXT), x'00'), (CAST(x'00' AS TEXT), ''), (CAST(x'ff00' AS TEXT), NULL),
+      (9223372036854775807, -9223372036854775808), (9007199254740993, -0.0), (1e308, 5e-324),
+      (x'', zeroblob(3)), ('é€😀', CAST(x'c0af' AS TEXT));
+    ${
+    hexes.map((h) => `INSERT INTO odd (t, u) VALUES (CAST(x'${h}' AS TEXT), x'${h}');`).join("\n")
+  }`);
+  setup.close();
+  const node = openLocalNode(path);
+  const libsql = openLocal(path, false);
+  try {
+    const reads: [string, unknown[]?][] = [
+      ["SELECT * FROM odd ORDER BY id"],
+      ["SELECT t AS a, u AS a, typeof(t), length(t), ?1 / 2, typeof(?2) FROM odd", [5, 1.5]],
+      ["SELECT * FROM items WHERE id > :low", { low: 1 } as unknown as unknown[]],
+    ];
+    for (const [sql, params] of reads) {
+      const ours = await read(node, sql, 1000, params);
+      const theirs = await read(libsql, sql, 1000, params);
+      assert.deepEqual(ours, theirs, sql);
+    }
+    const { rows } = await read(node, "SELECT t, u FROM odd WHERE id <= 5 ORDER BY id", 1000);
+    assert.deepEqual(rows.slice(0, 3).map((r) => r[0]), ["a\u0000b", "\u0000", "\uFFFD\u0000"]);
+    assert.deepEqual(rows[3], [9223372036854775807n, -9223372036854775808n]);
+    assert.deepEqual(rows[4], [9007199254740993n, -0]);
+    // The internal reads decode the same way.
+    assert.deepEqual(
+      await node.all("SELECT t FROM odd WHERE id <= 3 ORDER BY id"),
+      await libsql.all("SELECT t FROM odd WHERE id <= 3 ORDER BY id"),
+    );
+  } finally {
+    node.close();
+    libsql.close();
+  }
+});
+
+Deno.test("node: node:sqlite turns text that is not UTF-8 into U+FFFD as TextDecoder does", () => {
+  // The reader relies on it: only text with a NUL byte is carried as bytes.
+  const db = new DatabaseSync(":memory:");
+  const decoder = new TextDecoder();
+  try {
+    for (const hex of awkwardTexts(7, 2000)) {
+      if (/^(..)*?00/.test(hex)) continue;
+      const row = db.prepare(`SELECT CAST(x'${hex}' AS TEXT) AS t`).get() as { t: string };
+      assert.equal(row.t, decoder.decode(Uint8Array.fromHex(hex)), hex);
+    }
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("node: a page read ends its read transaction, stopped early, failed or whole", async () => {
+  for (const journal of ["delete", "wal"]) {
+    const dir = await Deno.makeTempDir({ prefix: "browse_node_" });
+    const path = `${dir}/t.db`;
+    const setup = new Database(path);
+    setup.exec(`PRAGMA journal_mode = ${journal};
+      CREATE TABLE many (n INTEGER); CREATE TABLE x (y INTEGER);
+      INSERT INTO many SELECT value FROM generate_series(1, 5000);`);
+    setup.close();
+    const node = openLocalNode(path);
+    // Another program's connection: busy timeout 0, so a held lock fails at once.
+    const other = new Database(path, { timeout: 0 });
+    const count = async () => (await read(node, "SELECT count(*) FROM x", 10)).rows[0][0];
+    try {
+      assert.equal((await read(node, "SELECT * FROM many", 10)).rows.length, 10);
+      assert.equal(node.inTransaction(), false);
+      other.exec("INSERT INTO x VALUES (1)");
+      const overflow = await failure(() =>
+        read(
+          node,
+          "SELECT CASE WHEN n > 100 THEN abs(-9223372036854775807 - 1) ELSE n END FROM many",
+          1000,
+        )
+      );
+      assert.equal(overflow.message, "integer overflow");
+      assert.equal(overflow.fallback, false);
+      other.exec("INSERT INTO x VALUES (2)");
+      // A value past its share is left to libsql, with the statement ended all the same.
+      const big = await failure(() => read(node, "SELECT zeroblob(100000000) FROM many", 1000));
+      assert.equal(big.fallback, true, big.message);
+      other.exec("INSERT INTO x VALUES (3)");
+      // Over WAL each read sees the last commit: no snapshot was kept.
+      assert.equal(await count(), 3n);
+      other.exec("INSERT INTO x VALUES (4)");
+      assert.equal(await count(), 4n);
+    } finally {
+      other.close();
+      node.close();
+    }
+  }
+});
+
+Deno.test("node: what it cannot answer is marked for libsql, before any row", async () => {
+  const node = openLocalNode(await makeFixtureDb());
+  try {
+    for (const sql of ["SELECT value FROM generate_series(1, 3)", "SELECT sqrt(4)", "SELEC 1"]) {
+      const f = await failure(() => read(node, sql, 10));
+      assert.equal(f.fallback, true, `${sql}: ${f.message}`);
+    }
+    // A download reads rows one at a time, which node:sqlite's iterate() cannot do faithfully.
+    assert.equal((await failure(() => read(node, "SELECT * FROM items"))).fallback, true);
+    // Parameters it does not bind as libsql does.
+    assert.equal((await failure(() => read(node, "SELECT ?1", 10, [1, 2]))).fallback, true);
+    assert.deepEqual((await read(node, "SELECT ?1 + 1 AS v", 10, [41])).rows, [[42]]);
+  } finally {
+    node.close();
+  }
+});
+
+Deno.test("node: a kept query binds afresh and follows the schema", async () => {
+  const path = await makeFixtureDb();
+  const node = openLocalNode(path);
+  const writer = new Database(path);
+  try {
+    assert.deepEqual((await read(node, "SELECT ?1 AS v", 10, [5])).rows, [[5]]);
+    for (let i = 0; i < 2; i++) {
+      assert.deepEqual((await read(node, "SELECT ?1 AS v", 10)).rows, [[null]]);
+    }
+    for (let i = 0; i < 2; i++) {
+      assert.deepEqual((await read(node, "SELECT * FROM kv ORDER BY k", 10)).columns, ["k", "v"]);
+    }
+    writer.exec("ALTER TABLE kv ADD COLUMN w TEXT DEFAULT 'new'");
+    const r = await read(node, "SELECT * FROM kv ORDER BY k", 10);
+    assert.deepEqual(r.columns, ["k", "v", "w"]);
+    assert.deepEqual(r.rows, [["a", "1", "new"], ["b", "2", "new"]]);
+  } finally {
+    writer.close();
+    node.close();
+  }
+});
+
+/** Runs one request on an executor in this process; returns its parsed body. */
+async function ask(executor: Executor, sql: string, format: "json" | "csv" = "json") {
+  let text = "";
+  const req: WorkerRequest = { op: "query", sql, format, maxRows: 100 };
+  await executor.handle(req, {
+    head: () => {},
+    chunk: (t) => (text += typeof t === "string" ? t : new TextDecoder().decode(t)),
+    end: () => {},
+  });
+  return format === "json" ? JSON.parse(text) : text;
+}
+
+Deno.test("node: the executor hands what node:sqlite cannot answer to its libsql fallback, made once", async () => {
+  const path = await makeFixtureDb();
+  let made = 0;
+  const fallback = async () => {
+    made++;
+    const other = new Executor(openLocal(path, false), false, "fixture.db");
+    await other.init();
+    return other;
+  };
+  const executor = new Executor(openLocalNode(path), false, "fixture.db", [], fallback);
+  await executor.init();
+  try {
+    const node = (await ask(executor, "SELECT sqlite_version()")).rows[0][0];
+    assert.equal(made, 0, "an ordinary query stays with node:sqlite");
+    assert.deepEqual((await ask(executor, "SELECT value FROM generate_series(1, 3)")).rows, [[1], [
+      2,
+    ], [3]]);
+    assert.deepEqual((await ask(executor, "SELECT floor(2.5)")).rows, [[2]]);
+    assert.equal(
+      await ask(executor, "SELECT name FROM items ORDER BY id", "csv"),
+      "name\r\napple\r\npear\r\nfig\r\n",
+    );
+    // An error only libsql's SQLite finds is answered in its words, once.
+    assert.match((await ask(executor, "SELECT nope()")).error, /no such function: nope/);
+    assert.equal(made, 1);
+    assert.equal((await ask(executor, "SELECT sqlite_version()")).rows[0][0], node);
+    assert.equal(executor.spoiled, false);
+  } finally {
+    executor.close();
+  }
+});
+
+Deno.test("node: a file with libSQL's own schema, which node:sqlite cannot read, still browses", async () => {
+  const path = await makeFixtureDb();
+  const setup = new Database(path);
+  setup.exec(`CREATE TABLE r (x) RANDOM ROWID; INSERT INTO r VALUES (7);
+    CREATE TABLE v (id INTEGER PRIMARY KEY, e F32_BLOB(3));
+    CREATE INDEX v_idx ON v (libsql_vector_idx(e));
+    INSERT INTO v (e) VALUES (vector('[1,2,3]'));`);
+  setup.close();
+  // The premise: node:sqlite's own SQLite cannot read this schema.
+  const node = openLocalNode(path);
+  assert.match(
+    (await failure(() => node.all("SELECT count(*) FROM items"))).message,
+    /malformed database schema/,
+  );
+  node.close();
+  const b = await startTestBrowser(path, { workers: 1 });
+  try {
+    const r = await postQuery(b, "SELECT id, vector_extract(e) FROM v");
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual((r.body as { rows: unknown }).rows, [[1, "[1,2,3]"]]);
+    const random = await postQuery(b, "SELECT x FROM r");
+    assert.deepEqual((random.body as { rows: unknown }).rows, [[7]]);
+    const items = await postQuery(b, "SELECT count(*) FROM items");
+    assert.deepEqual((items.body as { rows: unknown }).rows, [[3]]);
+  } finally {
+    await b.close();
+  }
+});
+
+Deno.test("node: a read-only WAL file browses through node:sqlite with the worker's permissions", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "browse_node_wal_" });
+  const path = `${dir}/wal.db`;
+  const setup = new Database(path);
+  setup.exec("PRAGMA journal_mode=WAL; CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);");
+  const b = await startTestBrowser(path, { workers: 1 });
+  try {
+    // node:sqlite's SQLite answers: it opened the file with the worker's permissions.
+    const memory = new DatabaseSync(":memory:");
+    const own = memory.prepare("SELECT sqlite_version() AS v").get() as { v: string };
+    memory.close();
+    const version = await postQuery(b, "SELECT sqlite_version()");
+    assert.deepEqual((version.body as { rows: unknown }).rows, [[own.v]]);
+    setup.exec("INSERT INTO t VALUES (2)");
+    const count = await postQuery(b, "SELECT count(*) FROM t");
+    assert.deepEqual((count.body as { rows: unknown }).rows, [[2]]);
+  } finally {
+    setup.close();
+    await b.close();
+  }
+});
