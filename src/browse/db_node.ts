@@ -182,7 +182,18 @@ export function openLocalNode(path: string): Db {
     const before = db.limits.length;
     db.limits.length = Math.max(1, Math.floor(BATCH_BYTES / ((limit + 1) * (n + 1))));
     try {
-      return stmt.all(...bindArgs(params));
+      // Integers as numbers, which cost less to make and to write than BigInts; a page with
+      // one beyond 2^53 (node:sqlite then refuses the whole read) is read again as BigInts.
+      stmt.setReadBigInts(false);
+      try {
+        return stmt.all(...bindArgs(params));
+      } catch (error) {
+        if ((error as { code?: string }).code !== "ERR_OUT_OF_RANGE") throw error;
+        stmt.setReadBigInts(true);
+        return stmt.all(...bindArgs(params));
+      } finally {
+        stmt.setReadBigInts(true);
+      }
     } catch (error) {
       const e = error as { errcode?: number; code?: string };
       // A value past its share, or parameters it does not bind as libsql does.

@@ -20,9 +20,18 @@ export function jsonTail(stats: Record<string, unknown>, truncated: boolean): st
 /**
  * One row of driver values as JSON, converted as toApiValue does (integers exact, BLOBs as
  * base64 objects) but without an array of converted values per row: this runs for every row of
- * every answer.
+ * every answer. A row of text, numbers and NULLs alone is what JSON.stringify writes, natively
+ * and about twice as fast (a number that is not finite is null in both).
  */
 export function jsonRowOf(row: readonly unknown[]): string {
+  for (let i = 0; i < row.length; i++) {
+    const v = row[i];
+    if (typeof v !== "string" && typeof v !== "number" && v !== null) return mixedRow(row);
+  }
+  return JSON.stringify(row);
+}
+
+function mixedRow(row: readonly unknown[]): string {
   let s = "[";
   for (let i = 0; i < row.length; i++) {
     if (i > 0) s += ",";

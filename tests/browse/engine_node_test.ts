@@ -4,6 +4,8 @@ import { DatabaseSync } from "node:sqlite";
 import { openLocal } from "../../src/browse/db.ts";
 import type { Db, RunOptions } from "../../src/browse/db_core.ts";
 import { openLocalNode } from "../../src/browse/db_node.ts";
+import { jsonRowOf } from "../../src/browse/encode_json.ts";
+import { toApiValue } from "../../src/browse/values.ts";
 import { Executor } from "../../src/browse/executor.ts";
 import type { WorkerRequest } from "../../src/browse/protocol.ts";
 import { makeFixtureDb, postQuery, startTestBrowser } from "../support/browse_fixtures.ts";
@@ -87,9 +89,14 @@ Deno.test("node: every kind of value reads as the libsql reader reads it", async
       ["SELECT t AS a, u AS a, typeof(t), length(t), ?1 / 2, typeof(?2) FROM odd", [5, 1.5]],
       ["SELECT * FROM items WHERE id > :low", { low: 1 } as unknown as unknown[]],
     ];
+    // As the API writes them: node:sqlite reads a page's integers as numbers where it can.
+    const api = (r: { columns: string[]; rows: unknown[][] }) => ({
+      columns: r.columns,
+      rows: r.rows.map(jsonRowOf),
+    });
     for (const [sql, params] of reads) {
-      const ours = await read(node, sql, 1000, params);
-      const theirs = await read(libsql, sql, 1000, params);
+      const ours = api(await read(node, sql, 1000, params));
+      const theirs = api(await read(libsql, sql, 1000, params));
       assert.deepEqual(ours, theirs, sql);
     }
     const { rows } = await read(node, "SELECT t, u FROM odd WHERE id <= 5 ORDER BY id", 1000);
@@ -153,10 +160,19 @@ Deno.test("node: a page read ends its read transaction, stopped early, failed or
       const big = await failure(() => read(node, "SELECT zeroblob(100000000) FROM many", 1000));
       assert.equal(big.fallback, true, big.message);
       other.exec("INSERT INTO x VALUES (3)");
-      // Over WAL each read sees the last commit: no snapshot was kept.
-      assert.equal(await count(), 3n);
+      // An integer beyond 2^53 makes the page be read again, as BigInts.
+      const huge = await read(
+        node,
+        "SELECT CASE WHEN n = 4000 THEN 9007199254740993 ELSE n END FROM many",
+        5000,
+      );
+      assert.equal(huge.rows[3999][0], 9007199254740993n);
+      assert.equal(huge.rows[0][0], 1n);
       other.exec("INSERT INTO x VALUES (4)");
-      assert.equal(await count(), 4n);
+      // Over WAL each read sees the last commit: no snapshot was kept.
+      assert.equal(await count(), 4);
+      other.exec("INSERT INTO x VALUES (5)");
+      assert.equal(await count(), 5);
     } finally {
       other.close();
       node.close();
@@ -295,5 +311,27 @@ Deno.test("node: a read-only WAL file browses through node:sqlite with the worke
   } finally {
     setup.close();
     await b.close();
+  }
+});
+
+Deno.test("node: a row's JSON is the same written whole or value by value", () => {
+  const next = random(3);
+  const kinds = [
+    () => null,
+    () => Math.floor(next() * 2 ** 53) * (next() < 0.5 ? -1 : 1),
+    () => (next() - 0.5) * 10 ** Math.floor(next() * 40 - 20),
+    () => [-0, Infinity, -Infinity, 5e-324, 1.7976931348623157e308][Math.floor(next() * 5)],
+    () => String.fromCharCode(...Array.from({ length: 6 }, () => Math.floor(next() * 0xffff))),
+    () => '\u0000"\\\n\u2028\uD800😀',
+    () => 9007199254740993n,
+    () => 12n,
+    () => Uint8Array.of(0, 255),
+  ];
+  for (let i = 0; i < 5000; i++) {
+    const row = Array.from(
+      { length: 1 + Math.floor(next() * 6) },
+      () => kinds[Math.floor(next() * kinds.length)](),
+    );
+    assert.equal(jsonRowOf(row), JSON.stringify(row.map(toApiValue)), String(row));
   }
 });
