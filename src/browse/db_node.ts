@@ -4,7 +4,8 @@ import { compilesQueryOnly } from "./sql_text.ts";
 
 /**
  * A local file read through Deno's built-in SQLite (`node:sqlite`), for read-only workers: it
- * hands a page of rows to JS several times faster than the libsql addon and needs no FFI.
+ * hands a page of rows to JS several times faster than the libsql addon, which is then loaded
+ * only when needed.
  * Its SQLite build lacks some of libsql's functions and modules (generate_series, the math
  * functions, regexp, vectors) and cannot read a schema that uses them: a statement it cannot
  * prepare is answered by libsql instead (see Executor's fallback), as is a file it cannot open.
@@ -38,10 +39,10 @@ const CODES: Record<number, string> = {
   26: "SQLITE_NOTADB",
 };
 
-function wrapNode(error: unknown, compile = false): DbError {
+function wrapNode(error: unknown, fallback = false): DbError {
   const e = error as { message?: string; errcode?: number };
   const code = typeof e?.errcode === "number" ? CODES[e.errcode & 0xff] ?? "" : "";
-  return new DbError(e?.message ?? String(error), code, compile);
+  return new DbError(e?.message ?? String(error), code, fallback);
 }
 
 /** Binds as node:sqlite takes them: positional values spread, named ones as one object. */
@@ -249,8 +250,8 @@ export function openLocalNode(path: string): Db {
         throw wrapNode(error);
       }
     }
-    // A statement a CTE cannot hold (a PRAGMA, an EXPLAIN) answers with a few rows, bounded
-    // by the schema or the program: read whole.
+    // A statement a CTE cannot hold is, once checked in a read-only worker, a PRAGMA or an
+    // EXPLAIN (a write is refused): a few rows, bounded by the schema or the program.
     let rows: unknown[][];
     if (wrapped) rows = batch(stmt, params, names.length, limit!);
     else {

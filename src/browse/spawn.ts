@@ -51,11 +51,15 @@ function npmRoot(): string | null {
  * - sys `cpus,networkInterfaces,hostname`: on Linux the loader calls `process.report.getReport()`
  *   to tell glibc from musl, and Deno guards those three parts of the report;
  * - for a remote database only: the network, to that host alone, and the two
- *   environment switches the WebSocket library reads.
- * No read, write or run permission at all. SQLite opens and writes the database, its journal,
- * WAL and shm files in native code, which Deno's permissions do not govern (so they neither
- * need nor can restrict those). What these deny is every file, network or process route
- * through JS: a bug that let a query reach the worker's JS could not read a config file.
+ *   environment switches the WebSocket library reads;
+ * - for a read-only local file only: read access to that one path, without which node:sqlite
+ *   (src/browse/db_node.ts) refuses to open it. The worker's queries read that file anyway.
+ * No write or run permission at all, and no other read. SQLite opens and writes the database,
+ * its journal, WAL and shm files in native code, which Deno's permissions do not govern (so
+ * they neither need nor can restrict those). What these deny is every other file, network or
+ * process route through JS: a bug that let a query reach the worker's JS could not read a
+ * config file. (FFI stays: a read-only worker still loads libsql for what node:sqlite cannot
+ * answer.)
  */
 export function workerPermissions(config: WorkerConfig, ffiRoot = npmRoot()): string[] {
   const env = ["LIBSQL_JS_DEV"];
@@ -64,8 +68,7 @@ export function workerPermissions(config: WorkerConfig, ffiRoot = npmRoot()): st
     "--allow-sys=cpus,networkInterfaces,hostname",
   ];
   if (!isRemote(config.database) && !config.write && !localPath(config.database).includes(",")) {
-    // node:sqlite, which reads a read-only local file, opens it only with Deno's permission
-    // to read that one path (SQLite then opens its journal or WAL in native code).
+    // A comma would split Deno's list: such a path is left to libsql, which needs no read.
     perms.push(`--allow-read=${localPath(config.database)}`);
   }
   if (isRemote(config.database)) {
