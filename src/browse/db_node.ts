@@ -154,6 +154,8 @@ export function openLocalNode(path: string): Db {
     }
   };
   let seen: unknown;
+  /** While a run's check lists its program: the schema version its statement was prepared at. */
+  let preparedAt: unknown;
   /**
    * The schema version, with the connection's copy of the schema brought up to it. A change
    * made by another connection shows in the version at once, but this one prepares against its
@@ -239,7 +241,14 @@ export function openLocalNode(path: string): Db {
         runSql = sql;
       }
     }
-    const { quiet } = await options.check(runSql);
+    // The check lists the program for the schema the statement was prepared at (see often).
+    preparedAt = version;
+    let quiet: boolean | undefined;
+    try {
+      ({ quiet } = await options.check(runSql));
+    } finally {
+      preparedAt = undefined;
+    }
     if (!quiet) unsettled = true;
     if (!reader) {
       onColumns([]);
@@ -278,6 +287,10 @@ export function openLocalNode(path: string): Db {
   return {
     remote: false,
     often(sql) {
+      // During a check, the schema version is the one the statement was prepared at, read just
+      // before: a later read could name a newer schema than the program being listed, and
+      // each read is a read transaction of its own (a quarter of a point query's time).
+      if (sql === SCHEMA_VERSION && preparedAt !== undefined) return Promise.resolve([preparedAt]);
       return Promise.resolve(oftenRow(sql));
     },
     all(sql, params = []) {

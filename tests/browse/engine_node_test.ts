@@ -335,3 +335,36 @@ Deno.test("node: a row's JSON is the same written whole or value by value", () =
     assert.equal(jsonRowOf(row), JSON.stringify(row.map(toApiValue)), String(row));
   }
 });
+
+Deno.test("node: a check lists the program under the schema version its statement was prepared at", async () => {
+  const path = await makeFixtureDb();
+  const node = openLocalNode(path);
+  const writer = new Database(path);
+  try {
+    const before = (await node.often("PRAGMA schema_version"))[0];
+    const seen: unknown[] = [];
+    await node.run(
+      "SELECT * FROM kv",
+      undefined,
+      {
+        explain: false,
+        wrap: true,
+        limit: 10,
+        check: async () => {
+          // Another connection changes the schema between the prepare and the listing.
+          writer.exec("CREATE TABLE later (z INTEGER)");
+          seen.push((await node.often("PRAGMA schema_version"))[0]);
+          return { writes: false, quiet: true };
+        },
+      },
+      () => {},
+      () => true,
+    );
+    assert.deepEqual(seen, [before]);
+    // Outside a check it is read afresh.
+    assert.notEqual((await node.often("PRAGMA schema_version"))[0], before);
+  } finally {
+    writer.close();
+    node.close();
+  }
+});
