@@ -256,6 +256,14 @@ Deno.test("node: the executor hands what node:sqlite cannot answer to its libsql
     // An error only libsql's SQLite finds is answered in its words, once.
     assert.match((await ask(executor, "SELECT nope()")).error, /no such function: nope/);
     assert.equal(made, 1);
+    // Values past their share of a batch (here 100 rows' worth of 500 kB texts).
+    const big = await ask(
+      executor,
+      "SELECT printf('%.*c', 500000, 'x') AS t, sqlite_version() AS v FROM items",
+    );
+    assert.deepEqual(big.rows.map((r: string[]) => r[0].length), [500000, 500000, 500000]);
+    assert.notEqual(big.rows[0][1], node, "answered by libsql");
+    assert.equal(made, 1);
     assert.equal((await ask(executor, "SELECT sqlite_version()")).rows[0][0], node);
     assert.equal(executor.spoiled, false);
   } finally {
