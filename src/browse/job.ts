@@ -220,7 +220,10 @@ export async function runJob(
   let head: WorkerHead;
   try {
     if (failure) throw failure;
-    await w.writer.write(encodeFrame(FRAME_JSON, JSON.stringify(req)));
+    // The write is not awaited on its own: no answer can come before the worker has read the
+    // whole request. One wait per request instead of two (a pipe round trip went from ~25 to
+    // ~18 us). A write that fails stops the job, which kills the worker and so ends the read.
+    w.writer.write(encodeFrame(FRAME_JSON, JSON.stringify(req))).catch(() => void failed());
     head = frameJson<WorkerHead>(await next());
   } catch {
     throw failure ?? failed();
