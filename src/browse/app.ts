@@ -6,7 +6,7 @@ import { errorResponse, HttpError } from "./http_error.ts";
 import { queryInput } from "./input.ts";
 import { bodyLimitGuard } from "./middleware/body_limit.ts";
 import { corsGuard } from "./middleware/cors.ts";
-import { securityHeaders } from "./middleware/headers.ts";
+import { securedResponse, securityHeaders } from "./middleware/headers.ts";
 import { hostGuard } from "./middleware/host.ts";
 import { originGuard } from "./middleware/origin.ts";
 import { tokenGuard } from "./middleware/token.ts";
@@ -38,11 +38,11 @@ export interface AppOptions {
 }
 
 function answerResponse(answer: Answer): Response {
-  const headers: Record<string, string> = { "Content-Type": answer.head.contentType };
+  const headers: [string, string][] = [["Content-Type", answer.head.contentType]];
   if (answer.head.filename) {
-    headers["Content-Disposition"] = `attachment; filename="${answer.head.filename}"`;
+    headers.push(["Content-Disposition", `attachment; filename="${answer.head.filename}"`]);
   }
-  return new Response(answer.body as BodyInit, { status: answer.head.status, headers });
+  return securedResponse(answer.body as BodyInit, answer.head.status, headers);
 }
 
 /** The browser's HTTP app: the API under /api and the page at /. */

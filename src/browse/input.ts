@@ -118,16 +118,27 @@ export async function readBody(c: Context, limit: number): Promise<Uint8Array> {
   return out;
 }
 
+/**
+ * A request URL's query parameters, read from the text after `?` (up to a `#`) as the URL
+ * parser would give them, without parsing the whole URL again (the host guard has checked it).
+ */
+export function searchOf(url: string): URLSearchParams {
+  const q = url.indexOf("?");
+  if (q < 0) return new URLSearchParams();
+  const hash = url.indexOf("#", q);
+  return new URLSearchParams(url.slice(q + 1, hash < 0 ? url.length : hash));
+}
+
 /** The query input of GET (query string) or POST (JSON, form or text/plain body). */
 export async function queryInput(
   c: Context,
   maxBody: number,
   maxChars: number,
 ): Promise<QueryInput> {
-  const url = new URL(c.req.url);
-  let query: unknown = url.searchParams.get("query") ?? undefined;
-  let params: unknown = url.searchParams.get("params") ?? undefined;
-  let format: unknown = url.searchParams.get("format") ?? undefined;
+  const search = searchOf(c.req.url);
+  let query: unknown = search.get("query") ?? undefined;
+  let params: unknown = search.get("params") ?? undefined;
+  let format: unknown = search.get("format") ?? undefined;
   if (c.req.method === "POST") {
     const bytes = await readBody(c, maxBody);
     const text = new TextDecoder().decode(bytes);

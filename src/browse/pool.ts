@@ -16,6 +16,7 @@ import {
   WorkerError,
 } from "./job.ts";
 import { type SpawnWorker, workerSpawner } from "./spawn.ts";
+import { Deadlines } from "./deadlines.ts";
 
 export {
   type Answer,
@@ -166,6 +167,8 @@ export class WorkerPool {
   #exits = new Map<number, Promise<Deno.CommandStatus>>();
   #slow = new Map<string, true>();
   #pumpTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Every request's time limit, queued or running, behind one timer. */
+  readonly #deadlines = new Deadlines();
   readonly #spawn: SpawnWorker;
   readonly #maxQueue: number;
   readonly #maxAnswer: number;
@@ -389,7 +392,7 @@ export class WorkerPool {
     }
     return new Promise((resolve, reject) => {
       const settle = () => {
-        clearTimeout(timer);
+        this.#deadlines.cancel(timer);
         signal?.removeEventListener("abort", onAbort);
         const i = this.#queue.indexOf(waiter);
         if (i >= 0) this.#queue.splice(i, 1);
@@ -406,10 +409,10 @@ export class WorkerPool {
         },
       };
       // Never handed to a worker once its time is up or its client is gone.
-      const timer = setTimeout(() => {
+      const timer = this.#deadlines.add(deadline, () => {
         waiter.fail(new QueryTimeoutError(this.options.timeoutMs));
         this.#emit({ type: "dropped", reason: "timeout" });
-      }, deadline - performance.now());
+      });
       const onAbort = () => {
         waiter.fail(new RequestCancelledError());
         this.#emit({ type: "dropped", reason: "cancelled" });
@@ -451,6 +454,7 @@ export class WorkerPool {
           stallMs: this.#stallMs,
           rerunnable,
           cancelGraceMs: this.options.cancelGraceMs,
+          deadlines: this.#deadlines,
         }, {
           kill: (reason, ranMs) => {
             if (reason === "timeout" || (reason === "cancelled" && ranMs >= this.#longMs)) {
@@ -496,6 +500,7 @@ export class WorkerPool {
       stop(new WorkerError("the server is shutting down"), "closed");
     }
     for (const w of this.#all) w.kill();
+    this.#deadlines.close();
     await Promise.all([...this.#all].map((w) => w.child.status.catch(() => {})));
   }
 }

@@ -3,6 +3,7 @@ import { accessProblem } from "../browse/security.ts";
 import { BrowseError, startBrowser } from "../browse/server.ts";
 import { redactUrl } from "../log/secret.ts";
 import { fileReadProblem } from "../log/file_error.ts";
+import { execWithServerFlags } from "./browse_v8.ts";
 import { parseCommandArgs, parsePositiveInt } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
 
@@ -127,6 +128,9 @@ export async function run(argv: string[]): Promise<number> {
     }
     label = path.split(/[\\/]/).pop() ?? path;
   }
+  // Every check above has passed (their errors come from this process, once); nothing has
+  // started yet. Returns only when the process is kept as it is.
+  execWithServerFlags();
   let running;
   try {
     running = await startBrowser({

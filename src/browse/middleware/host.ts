@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { errorResponse } from "../http_error.ts";
-import { hostAllowed } from "../security.ts";
+import { hostAllowed, urlHostAllowed } from "../security.ts";
 
 /**
  * Refuses a request whose Host is not a name of this server (DNS rebinding: a page on another
@@ -9,9 +9,7 @@ import { hostAllowed } from "../security.ts";
  */
 export function hostGuard(allowed: Set<string> | null): MiddlewareHandler {
   return async function hostGuard(c, next) {
-    const header = c.req.header("host");
-    const authority = new URL(c.req.url).host;
-    if (!hostAllowed(allowed, header) || !hostAllowed(allowed, authority)) {
+    if (!hostAllowed(allowed, c.req.header("host")) || !urlHostAllowed(allowed, c.req.url)) {
       return errorResponse(
         403,
         "this Host is not allowed (start with --host to serve other names)",

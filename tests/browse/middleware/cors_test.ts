@@ -54,3 +54,19 @@ Deno.test("corsGuard: answers name the allowed origin, never another", async () 
   const star = await app(["*"]).request("/x", { headers: { Origin: "http://any.example" } });
   assert.equal(star.headers.get("access-control-allow-origin"), "*");
 });
+
+Deno.test("corsGuard: with no --cors, every preflight is refused and answers carry no CORS headers", async () => {
+  const a = app([]);
+  for (const origin of ["http://evil.example", "http://localhost:8080", "null", ""]) {
+    const pre = await a.request("/x", {
+      method: "OPTIONS",
+      headers: { Origin: origin, "Access-Control-Request-Method": "GET" },
+    });
+    assert.equal(pre.status, 403, origin);
+    assert.deepEqual(await pre.json(), { error: "origin not allowed" });
+    const get = await a.request("/x", { headers: { Origin: origin } });
+    assert.equal(get.status, 200, origin);
+    const cors = [...get.headers.keys()].filter((k) => k.startsWith("access-control-"));
+    assert.deepEqual(cors, [], origin);
+  }
+});

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { securityHeaders } from "../../../src/browse/middleware/headers.ts";
+import { secureHeaders } from "hono/secure-headers";
+import {
+  SECURE_OPTIONS,
+  securedResponse,
+  SECURITY_HEADERS,
+  securityHeaders,
+} from "../../../src/browse/middleware/headers.ts";
 
 Deno.test("securityHeaders: on answers, refusals, thrown errors and 404s", async () => {
   const app = new Hono();
@@ -37,4 +43,26 @@ Deno.test("securityHeaders: on answers, refusals, thrown errors and 404s", async
     assert.equal(r.headers.get("x-frame-options"), "DENY", path);
     assert.equal(r.headers.get("strict-transport-security"), null, "plain HTTP: no HSTS");
   }
+});
+
+Deno.test("securityHeaders: the written-out list is what Hono's secureHeaders sets, and no-store", async () => {
+  const app = new Hono();
+  app.use("*", secureHeaders(SECURE_OPTIONS));
+  app.get("/", () => new Response(null, { headers: { "Cache-Control": "no-store" } }));
+  const fromHono = [...(await app.request("/")).headers].sort();
+  const ours = SECURITY_HEADERS.map(([k, v]) => [k.toLowerCase(), v]).sort();
+  assert.deepEqual(ours, fromHono);
+});
+
+Deno.test("securityHeaders: an answer built with them leaves the middleware with the same headers", async () => {
+  const app = new Hono();
+  app.use("*", securityHeaders());
+  app.get("/built", () => securedResponse("{}", 200, [["Content-Type", "application/json"]]));
+  app.get("/plain", () => new Response("{}", { headers: { "Content-Type": "application/json" } }));
+  const built = await app.request("/built");
+  const plain = await app.request("/plain");
+  assert.deepEqual([...built.headers], [...plain.headers]);
+  assert.equal(built.headers.get("x-frame-options"), "DENY");
+  assert.equal(built.headers.get("cache-control"), "no-store");
+  assert.equal(await built.text(), "{}");
 });
