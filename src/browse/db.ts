@@ -1,7 +1,7 @@
 import Database from "libsql";
 import { createClient } from "@libsql/client";
 import { fileUri } from "./db_url.ts";
-import { type Db, type Params, toOp, wrap } from "./db_core.ts";
+import { type Db, type Params, programOf, toOp, wrap } from "./db_core.ts";
 import { compilesQueryOnly } from "./sql_text.ts";
 
 export { fileUri, isRemote, localPath } from "./db_url.ts";
@@ -258,32 +258,7 @@ export function openLocal(path: string, write: boolean): Db {
         (r) => rows.push(r) > 0,
       ).then(() => rows);
     },
-    program(sql, probes) {
-      // Statements stay referenced until the pointers are compared: a prepared program holds
-      // its virtual tables, so no other live table can share an address meanwhile.
-      const held: LibsqlStatement[] = [];
-      const { stmt, rows } = explain(sql);
-      held.push(stmt);
-      const ops = rows.map(toOp);
-      const vtabs = new Map<string, string>();
-      if (!ops.some((op) => op.p4?.startsWith("vtab:"))) {
-        return Promise.resolve({ ops, vtabs });
-      }
-      return probes().then((list) => {
-        for (const [probe, module] of list) {
-          try {
-            const p = explain(probe);
-            held.push(p.stmt);
-            for (const r of p.rows) {
-              const p4 = r[5] === null ? "" : String(r[5]);
-              if (p4.startsWith("vtab:")) vtabs.set(p4, module);
-            }
-          } catch { /* a module this build lacks */ }
-        }
-        held.length = 0;
-        return { ops, vtabs };
-      });
-    },
+    program: (sql, probes) => programOf(sql, probes, explain),
     run,
     inTransaction: () => db.inTransaction,
     settingsMayHaveChanged: () => unsettled,

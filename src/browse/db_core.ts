@@ -94,3 +94,35 @@ export function toOp(r: unknown[]): Op {
     p4: r[5] === null ? null : String(r[5]),
   };
 }
+
+/**
+ * A statement's program as EXPLAIN lists it, and, if it opens virtual tables, the pointers of
+ * the allowed ones at this moment (probe SQL → module name). `explain` lists a text's program;
+ * the statement it returns stays referenced until the pointers are compared: a prepared program
+ * holds its virtual tables, so no other live table can share an address meanwhile.
+ */
+export function programOf(
+  sql: string,
+  probes: () => Promise<Map<string, string>>,
+  explain: (sql: string) => { stmt: unknown; rows: unknown[][] },
+): Promise<{ ops: Op[]; vtabs: Map<string, string> }> {
+  const first = explain(sql);
+  const held: unknown[] = [first.stmt];
+  const ops = first.rows.map(toOp);
+  const vtabs = new Map<string, string>();
+  if (!ops.some((op) => op.p4?.startsWith("vtab:"))) return Promise.resolve({ ops, vtabs });
+  return probes().then((list) => {
+    for (const [probe, module] of list) {
+      try {
+        const p = explain(probe);
+        held.push(p.stmt);
+        for (const r of p.rows) {
+          const p4 = r[5] === null ? "" : String(r[5]);
+          if (p4.startsWith("vtab:")) vtabs.set(p4, module);
+        }
+      } catch { /* a module this build lacks */ }
+    }
+    held.length = 0;
+    return { ops, vtabs };
+  });
+}

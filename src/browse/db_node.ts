@@ -1,5 +1,5 @@
 import { DatabaseSync } from "node:sqlite";
-import { type Db, DbError, type Params, toOp } from "./db_core.ts";
+import { type Db, DbError, type Params, programOf } from "./db_core.ts";
 import { compilesQueryOnly } from "./sql_text.ts";
 
 /**
@@ -131,10 +131,10 @@ export function openLocalNode(path: string): Db {
     }
   };
   // all() resets the statement when it ends, which ends an EXPLAIN too.
-  const explain = (sql: string): unknown[][] => {
+  const explain = (sql: string): { stmt: StatementSync; rows: unknown[][] } => {
     const stmt = prepare(`EXPLAIN ${sql}`);
     try {
-      return stmt.all();
+      return { stmt, rows: stmt.all() };
     } catch (error) {
       throw wrapNode(error);
     }
@@ -319,30 +319,7 @@ export function openLocalNode(path: string): Db {
         return Promise.reject(wrapNode(error));
       }
     },
-    program(sql, probes) {
-      // Statements stay referenced until the pointers are compared: a prepared program holds
-      // its virtual tables, so no other live table can share an address meanwhile.
-      const held: StatementSync[] = [];
-      const ops = explain(sql).map(toOp);
-      const vtabs = new Map<string, string>();
-      if (!ops.some((op) => op.p4?.startsWith("vtab:"))) {
-        return Promise.resolve({ ops, vtabs });
-      }
-      return probes().then((list) => {
-        for (const [probe, module] of list) {
-          try {
-            const stmt = prepare(`EXPLAIN ${probe}`);
-            held.push(stmt);
-            for (const r of stmt.all()) {
-              const p4 = r[5] === null ? "" : String(r[5]);
-              if (p4.startsWith("vtab:")) vtabs.set(p4, module);
-            }
-          } catch { /* a module this build lacks */ }
-        }
-        held.length = 0;
-        return { ops, vtabs };
-      });
-    },
+    program: (sql, probes) => programOf(sql, probes, explain),
     run,
     inTransaction: () => db.isTransaction,
     settingsMayHaveChanged: () => unsettled,
