@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import "../../src/feeds/html_entities.ts";
 import { decodeFeedBytes } from "../../src/feeds/decode.ts";
 import { readProlog } from "../../src/feeds/dtd.ts";
-import { deepText, parseXml, type XmlElement } from "../../src/feeds/xml.ts";
+import { deepText, isAllSpace, parseXml, type XmlElement } from "../../src/feeds/xml.ts";
 import { FIXTURES } from "../support/feed_server.ts";
 import { joinedPieces, random } from "../support/generated.ts";
 import * as reference from "./xml_tree_reference.ts";
@@ -117,4 +117,13 @@ Deno.test("parseXml builds generated documents as the reference builder does", (
       same(`<!DOCTYPE r [<!ENTITY e "&#32;e">]>${xml.replaceAll("&bogus;", "&e;")}`);
     }
   }
+});
+
+Deno.test("isAllSpace reads whitespace as /^\\s*$/ does, for every UTF-16 unit and mixes", () => {
+  for (let c = 0; c < 0x10000; c++) {
+    const one = String.fromCharCode(c);
+    assert.equal(isAllSpace(one), /^\s*$/.test(one), `U+${c.toString(16)}`);
+    assert.equal(isAllSpace(`\n  ${one}\t`), /^\s*$/.test(`\n  ${one}\t`), `U+${c.toString(16)}`);
+  }
+  assert.equal(isAllSpace(""), true);
 });
