@@ -268,7 +268,9 @@ export function parseXml(
     onclosetag(rawName, atEnd) {
       // The scanner keeps its own stack; ours may already have closed this element (see
       // NO_NESTING), so close by name and ignore a close for an element we do not have open.
-      const at = rawNames.lastIndexOf(rawName);
+      // Nearly always the innermost one.
+      const top = rawNames.length - 1;
+      const at = top >= 0 && rawNames[top] === rawName ? top : rawNames.lastIndexOf(rawName);
       if (at < 0) return;
       while (stack.length > at) closeTop(!atEnd);
     },
