@@ -75,11 +75,13 @@ export async function fileUrlOf(path: string): Promise<string> {
 
 /**
  * Parses the file without the parts of the parser most feeds do not need (the HTML parser,
- * HTML's named references: see optional.ts); a document that needs one is read again with it.
- * What cannot be read twice (a pipe) has them all from the start.
+ * HTML's named references: see optional.ts); a document that needs one is read again with all
+ * of them, so it is parsed twice at most. Entries are converted as the parse reaches them, so
+ * the first one that needs a part usually stops the first parse early. What cannot be read
+ * twice (a pipe) has them all from the start.
  */
 async function parseFile(path: string, url: string): Promise<ParsedFeed> {
-  const again = isRegularFile(path);
+  let again = isRegularFile(path);
   if (!again) await import("../feeds/parse.ts");
   while (true) {
     try {
@@ -88,7 +90,8 @@ async function parseFile(path: string, url: string): Promise<ParsedFeed> {
       return parseFeed(readFileBytes(path), url, null, { summaries: false });
     } catch (error) {
       if (!again || !(error instanceof PartNotLoaded)) throw error;
-      await error.load();
+      await import("../feeds/parse.ts");
+      again = false;
     }
   }
 }

@@ -15,7 +15,7 @@ export function setHtmlEntities(table: HtmlEntities): void {
 /** The `entities` package's functions; throws PartNotLoaded until html_entities.ts is loaded. */
 function html(): HtmlEntities {
   if (htmlEntities === undefined) {
-    throw new PartNotLoaded("HTML's named references", () => import("./html_entities.ts"));
+    throw new PartNotLoaded("HTML's named references");
   }
   return htmlEntities;
 }

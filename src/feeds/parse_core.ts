@@ -39,6 +39,11 @@ export interface ParseOptions {
    * that never shows it, such as preview's.
    */
   summaries?: boolean;
+  /**
+   * Keeps every element's own text, even an entry's that nothing reads (default false): for
+   * tests that hold the shortcut to the whole reading.
+   */
+  wholeTree?: boolean;
 }
 
 const ITEM_PARENTS = new Set([
@@ -49,34 +54,55 @@ const ITEM_PARENTS = new Set([
   "rss1:channel",
   "rss090:channel",
 ]);
-const ENTRY_PARENTS = new Set(["atom:feed", "atom03:feed", "feed"]);
+
+/**
+ * What an element named `name` whose parent is named `parent` becomes when it closes complete:
+ * 1 an RSS item, 2 an Atom entry, 0 neither. Decided by the names alone, so it is known when
+ * the element opens (see takesWhole).
+ */
+function entryKind(name: string, parent: string): number {
+  // Most elements end in neither "item" nor "entry": one character tells.
+  const last = name.charCodeAt(name.length - 1);
+  if (last === 109) { // "m"
+    if (name !== "item" && name !== "rss1:item" && name !== "rss090:item") return 0;
+    return ITEM_PARENTS.has(parent) ? 1 : 0;
+  }
+  if (last !== 121) return 0; // "y"
+  return (name === "atom:entry" && parent === "atom:feed") ||
+      (name === "atom03:entry" && parent === "atom03:feed") ||
+      (name === "entry" && parent === "feed")
+    ? 2
+    : 0;
+}
 
 function collector(records: Records): OnClose {
   return (element, parent, complete) => {
     const name = element.name;
-    // Most elements end in neither "item" nor "entry": one character tells.
     const last = name.charCodeAt(name.length - 1);
     if (last !== 109 && last !== 121) return false; // "m", "y"
     if (!complete && (name.endsWith("item") || name.endsWith("entry"))) {
       records.truncated++;
       return true;
     }
-    if (name.endsWith("item") && ITEM_PARENTS.has(parent.name)) {
-      const ns = name.slice(0, name.length - 4);
-      if (ns === "" || ns === "rss1:" || ns === "rss090:") {
-        records.items.push(rssEntry(element, ns, records.summaries));
-        return true;
-      }
-    } else if (name.endsWith("entry") && ENTRY_PARENTS.has(parent.name)) {
-      const ns = name.slice(0, name.length - 5);
-      if (`${ns}feed` === parent.name) {
-        records.entries.push(atomEntry(element, ns, records.summaries));
-        return true;
-      }
+    const kind = entryKind(name, parent.name);
+    if (kind === 1) {
+      records.items.push(rssEntry(element, name.slice(0, name.length - 4), records.summaries));
+      return true;
+    }
+    if (kind === 2) {
+      records.entries.push(atomEntry(element, name.slice(0, name.length - 5), records.summaries));
+      return true;
     }
     return false;
   };
 }
+
+/**
+ * Whether the collector takes this element whole as it closes, whatever it holds: an item or
+ * entry, whose mappings read only its children. Its own text (the whitespace between them)
+ * need not be kept, nor the mixed-content list that text makes (see parseXml's `taken`).
+ */
+const takesWhole = (name: string, parent: string) => entryKind(name, parent) !== 0;
 
 function interpret(
   roots: XmlElement[],
@@ -134,7 +160,13 @@ export function parseFeed(
     warnings.push(...prolog.warnings);
     const summaries = options.summaries ?? true;
     const records: Records = { items: [], entries: [], truncated: 0, summaries };
-    const roots = parseXml(prolog.body, baseUrl, prolog.entities, collector(records));
+    const roots = parseXml(
+      prolog.body,
+      baseUrl,
+      prolog.entities,
+      collector(records),
+      options.wholeTree ? undefined : takesWhole,
+    );
     if (records.truncated) {
       warnings.push("the document ends inside an entry (truncated?); that entry was dropped");
     }

@@ -142,7 +142,7 @@ export function htmlToText(html: string): string {
   const inline = inlineMarkupText(html);
   if (inline !== null) return inline;
   if (parsedHtmlText === undefined) {
-    throw new PartNotLoaded("the HTML parser", () => import("./html_parser.ts"));
+    throw new PartNotLoaded("the HTML parser");
   }
   return parsedHtmlText(html);
 }

@@ -43,7 +43,24 @@ const NAMESPACES: Record<string, string> = {
 
 /** Shared by every leaf so that leaves allocate no array; replaced, never pushed to. */
 const NO_CHILDREN: XmlElement[] = [];
-const NOT_SPACE = /\S/;
+
+/**
+ * Whether `data` is only whitespace, as /^\s*$/ reads it (Unicode's spaces included). A loop:
+ * the regex call was most of the cost of the newline between every two children of an entry.
+ */
+export function isAllSpace(data: string): boolean {
+  for (let i = 0; i < data.length; i++) {
+    const c = data.charCodeAt(i);
+    if (c === 32 || (c >= 9 && c <= 13)) continue;
+    if (c < 0xa0) return false;
+    if (
+      c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 ||
+      c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+    ) continue;
+    return false;
+  }
+  return true;
+}
 
 /**
  * An element as parseXml builds it. Its first run of text is kept as written and its references
@@ -141,10 +158,19 @@ export function parseXml(
   baseUrl: string,
   entities: DeclaredEntities | undefined,
   onClose?: OnClose,
+  taken?: (name: string, parent: string) => boolean,
 ): XmlElement[] {
   const roots: XmlElement[] = [];
   const stack: Element[] = [];
   const lazy = entities === undefined;
+  /**
+   * Open elements that onClose will take whatever they hold (`taken` says so when they open),
+   * innermost last: their own text is never read, so it is not kept (an item's newlines made
+   * it mixed content, a list per item). Only without declared entities, whose budget every
+   * text spends.
+   */
+  const textless: Element[] = [];
+  const skipsText = lazy && taken !== undefined;
   const scopes: Scope[] = [{ prefixes: {}, names: new Map() }];
   const scopeDepth: number[] = [];
 
@@ -152,6 +178,7 @@ export function parseXml(
   const closeTop = (complete: boolean) => {
     const element = stack.pop()!;
     rawNames.pop();
+    if (textless.length && textless[textless.length - 1] === element) textless.pop();
     if (onClose && stack.length) {
       const parent = stack[stack.length - 1];
       if (onClose(element, parent, complete)) {
@@ -169,9 +196,10 @@ export function parseXml(
   const addText = (data: string, cdata: boolean) => {
     if (stack.length === 0) return;
     const element = stack[stack.length - 1];
+    if (textless.length && textless[textless.length - 1] === element) return;
     // Indentation between child elements is not content; keeping it would cost a string and a
     // mixed-content list on every container.
-    if (element.children.length && !element.mixed && !cdata && !NOT_SPACE.test(data)) return;
+    if (element.children.length && !element.mixed && !cdata && isAllSpace(data)) return;
     if (lazy && !cdata && element.bare) {
       element.keepUndecoded(data);
       return;
@@ -224,6 +252,7 @@ export function parseXml(
       if (parent.mixed) parent.mixed.push(element);
       else if (parent.text !== "") parent.mixed = [parent.text, element];
     } else roots.push(element);
+    if (skipsText && parent && taken(name, parent.name)) textless.push(element);
     stack.push(element);
     rawNames.push(rawName);
   };
@@ -239,7 +268,9 @@ export function parseXml(
     onclosetag(rawName, atEnd) {
       // The scanner keeps its own stack; ours may already have closed this element (see
       // NO_NESTING), so close by name and ignore a close for an element we do not have open.
-      const at = rawNames.lastIndexOf(rawName);
+      // Nearly always the innermost one.
+      const top = rawNames.length - 1;
+      const at = top >= 0 && rawNames[top] === rawName ? top : rawNames.lastIndexOf(rawName);
       if (at < 0) return;
       while (stack.length > at) closeTop(!atEnd);
     },

@@ -99,13 +99,11 @@ export function scanXml(text: string, handler: XmlHandler): void {
     return name;
   };
 
-  /** Whether `name` is written at `at`, exactly. */
-  const writtenAt = (name: string, at: number): boolean => {
-    for (let i = 0; i < name.length; i++) {
-      if (text.charCodeAt(at + i) !== name.charCodeAt(i)) return false;
-    }
-    return true;
-  };
+  /**
+   * Whether `name` is written at `at`, exactly. The builtin rather than a loop of charCodeAt:
+   * it runs at full speed from the first tag, where a loop is interpreted until the JIT gets to it.
+   */
+  const writtenAt = (name: string, at: number): boolean => text.startsWith(name, at);
   /** The known name a start tag at `at` is written with, ended as a tag name ends, or "". */
   const knownAt = (at: number): string => {
     const first = text.charCodeAt(at);

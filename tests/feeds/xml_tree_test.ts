@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
 // Loaded as parse.ts loads it: the generated documents hold HTML references.
 import "../../src/feeds/html_entities.ts";
+// The feed comparisons read HTML titles too.
+import "../../src/feeds/html_parser.ts";
+import { parseFeed, type ParseOptions } from "../../src/feeds/parse_core.ts";
 import { decodeFeedBytes } from "../../src/feeds/decode.ts";
 import { readProlog } from "../../src/feeds/dtd.ts";
-import { deepText, parseXml, type XmlElement } from "../../src/feeds/xml.ts";
+import { deepText, isAllSpace, parseXml, type XmlElement } from "../../src/feeds/xml.ts";
 import { FIXTURES } from "../support/feed_server.ts";
 import { joinedPieces, random } from "../support/generated.ts";
 import * as reference from "./xml_tree_reference.ts";
@@ -117,4 +120,56 @@ Deno.test("parseXml builds generated documents as the reference builder does", (
       same(`<!DOCTYPE r [<!ENTITY e "&#32;e">]>${xml.replaceAll("&bogus;", "&e;")}`);
     }
   }
+});
+
+Deno.test("isAllSpace reads whitespace as /^\\s*$/ does, for every UTF-16 unit and mixes", () => {
+  for (let c = 0; c < 0x10000; c++) {
+    const one = String.fromCharCode(c);
+    assert.equal(isAllSpace(one), /^\s*$/.test(one), `U+${c.toString(16)}`);
+    assert.equal(isAllSpace(`\n  ${one}\t`), /^\s*$/.test(`\n  ${one}\t`), `U+${c.toString(16)}`);
+  }
+  assert.equal(isAllSpace(""), true);
+});
+
+/** parseFeed's reading, or the error it throws, as comparable values. */
+function feedOf(xml: string, options: ParseOptions): unknown {
+  try {
+    return parseFeed(xml, "https://example.com/feed", null, options);
+  } catch (error) {
+    return { error: String(error) };
+  }
+}
+
+function sameFeed(xml: string): void {
+  for (const summaries of [true, false]) {
+    assert.deepEqual(
+      feedOf(xml, { summaries }),
+      feedOf(xml, { summaries, wholeTree: true }),
+      `input: ${JSON.stringify(xml)}`,
+    );
+  }
+}
+
+const FEED_PIECES = [
+  ...PIECES,
+  "<feed>",
+  "</feed>",
+  "<rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#' " +
+  "xmlns='http://purl.org/rss/1.0/'>",
+  "</rdf:RDF>",
+  "<link>http://example.com/a</link>",
+  "<guid>g</guid>",
+  "<id>i</id>",
+  "<pubDate>Wed, 31 Jan 2024 10:00:00 GMT</pubDate>",
+  "&nbsp;",
+  "x &lt;b&gt;y&lt;/b&gt;",
+];
+
+Deno.test("entries taken without their own text read as with the whole tree", () => {
+  for (const xml of fixtures()) sameFeed(xml);
+  const next = random(5);
+  for (const xml of fixtures()) {
+    for (let i = 0; i < 10; i++) sameFeed(xml.slice(0, Math.floor(next() * xml.length)));
+  }
+  for (const xml of joinedPieces(FEED_PIECES, 23, 20_000, 24)) sameFeed(xml);
 });
