@@ -52,6 +52,13 @@ export interface Db {
     onColumns: (columns: string[]) => void,
     onRow: (row: unknown[]) => boolean,
   ): Promise<{ changes?: number; lastInsertRowid?: unknown }>;
+  /**
+   * Optional: the reads of the request about to start may share one read transaction, until
+   * its statement's rows are read or release() ends it (called before the request's settings
+   * are checked, on every path). Only internal reads and queries run in it.
+   */
+  hold?(): void;
+  release?(): void;
   /** Whether a transaction is open on the connection (it must never be between requests). */
   inTransaction(): boolean;
   /**

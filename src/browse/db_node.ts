@@ -139,8 +139,42 @@ export function openLocalNode(path: string): Db {
       throw wrapNode(error);
     }
   };
+  /**
+   * A request's reads share one read transaction (see Db.hold): each statement run on its own
+   * is a transaction of its own, whose locking, journal checks and header read cost about as
+   * much as a point query, and a request made three. Begun at the request's first read and
+   * ended once its statement's rows are read, so the lock is not held while they are written.
+   * Prepared outside `prepare`, which would count them as statements that change settings.
+   */
+  let holding = false;
+  /** Set while the open transaction is the one begun here: only that one is ended here. */
+  let began = false;
+  let begin: StatementSync | undefined;
+  let commit: StatementSync | undefined;
+  const enter = () => {
+    if (!holding || db.isTransaction) return;
+    try {
+      (begin ??= db.prepare("BEGIN")).run();
+      began = true;
+    } catch (error) {
+      throw wrapNode(error);
+    }
+  };
+  const leave = () => {
+    holding = false;
+    if (!began) return;
+    began = false;
+    // An error SQLite answers by rolling back (out of memory) may have ended it already.
+    if (!db.isTransaction) return;
+    try {
+      (commit ??= db.prepare("COMMIT")).run();
+    } catch (error) {
+      throw wrapNode(error);
+    }
+  };
   /** The one row of an internal read, from a statement kept prepared (see Db.often). */
   const oftenRow = (sql: string): unknown[] => {
+    enter();
     let stmt = kept.get(sql);
     if (!stmt) {
       stmt = prepare(sql);
@@ -213,6 +247,9 @@ export function openLocalNode(path: string): Db {
     // Only without parameters: SQLite keeps a statement's bindings from one run to the next.
     const reuse = options.wrap && !options.explain && params === undefined && limit !== undefined;
     const key = `${limit}\n${sql}`;
+    // Only a query reads in the request's transaction: other statements (a PRAGMA) run as
+    // they always did, some of them refused inside a transaction.
+    if (holding && !compilesQueryOnly(sql)) leave();
     const version = schemaVersion();
     const found = reuse ? ready.get(key) : undefined;
     // Out of the map while it runs: put back only after a run to its end.
@@ -270,6 +307,7 @@ export function openLocalNode(path: string): Db {
         throw wrapNode(error);
       }
     }
+    if (holding) leave();
     if (options.namesFrom !== undefined) {
       try {
         names = prepare(options.namesFrom).columns().map((c) => c.name);
@@ -344,6 +382,12 @@ export function openLocalNode(path: string): Db {
       });
     },
     run,
+    hold() {
+      holding = true;
+    },
+    release() {
+      leave();
+    },
     inTransaction: () => db.isTransaction,
     settingsMayHaveChanged: () => unsettled,
     settingsChecked() {

@@ -376,3 +376,106 @@ Deno.test("node: a check lists the program under the schema version its statemen
     node.close();
   }
 });
+
+Deno.test("node: a request's reads share one read transaction, ended when its rows are read", async () => {
+  const node = openLocalNode(await makeFixtureDb());
+  const inCheck = async (sql: string) => {
+    let seen: boolean | undefined;
+    node.hold!();
+    assert.equal(node.inTransaction(), false, "begun at the first read, not before");
+    await node.often("PRAGMA schema_version");
+    const before = node.inTransaction();
+    await node.run(
+      sql,
+      undefined,
+      {
+        explain: false,
+        wrap: true,
+        limit: 10,
+        check: () => {
+          seen = node.inTransaction();
+          return Promise.resolve({ writes: false, quiet: true });
+        },
+      },
+      () => {},
+      () => true,
+    );
+    const after = node.inTransaction();
+    node.release!();
+    return { before, seen, after };
+  };
+  try {
+    assert.deepEqual(await inCheck("SELECT * FROM items"), {
+      before: true,
+      seen: true,
+      after: false,
+    });
+    // A statement that is not a query runs outside it, as it always did.
+    assert.deepEqual(await inCheck("PRAGMA cache_size"), {
+      before: true,
+      seen: false,
+      after: false,
+    });
+    // Without hold() every read is its own transaction.
+    await node.often("PRAGMA schema_version");
+    assert.equal(node.inTransaction(), false);
+  } finally {
+    node.close();
+  }
+});
+
+Deno.test("node: every kind of request leaves no transaction and no lock behind", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "browse_node_" });
+  const path = `${dir}/t.db`;
+  const setup = new Database(path);
+  setup.exec(`CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT);
+    INSERT INTO items VALUES (1, 'apple'), (2, 'pear'); CREATE TABLE x (y INTEGER);`);
+  setup.close();
+  const fallback = async () => {
+    const other = new Executor(openLocal(path, false), false, "t.db");
+    await other.init();
+    return other;
+  };
+  const node = openLocalNode(path);
+  const executor = new Executor(node, false, "t.db", [], fallback);
+  await executor.init();
+  // Another program's connection: busy timeout 0, so a lock still held fails at once.
+  const other = new Database(path, { timeout: 0 });
+  const requests: WorkerRequest[] = [
+    { op: "query", sql: "SELECT * FROM items", format: "json", maxRows: 100 },
+    {
+      op: "query",
+      sql: "SELECT abs(-9223372036854775807 - 1) FROM items",
+      format: "json",
+      maxRows: 100,
+    },
+    { op: "query", sql: "SELECT * FROM nowhere", format: "json", maxRows: 100 },
+    { op: "query", sql: "DELETE FROM items", format: "json", maxRows: 100 },
+    { op: "query", sql: "PRAGMA cache_size", format: "json", maxRows: 100 },
+    { op: "query", sql: "SELECT value FROM generate_series(1, 3)", format: "json", maxRows: 100 },
+    { op: "query", sql: "SELECT * FROM items", format: "csv", maxRows: 100 },
+    { op: "info" },
+    { op: "tables" },
+    { op: "table", name: "items" },
+    { op: "table", name: "nowhere" },
+  ];
+  try {
+    const statuses: number[] = [];
+    for (const [i, req] of requests.entries()) {
+      await executor.handle(req, {
+        head: (h) => statuses.push(h.status),
+        chunk: () => {},
+        end: () => {},
+      });
+      assert.equal(node.inTransaction(), false, JSON.stringify(req));
+      other.exec(`INSERT INTO x VALUES (${i})`);
+    }
+    assert.deepEqual(statuses, [200, 400, 400, 403, 200, 200, 200, 200, 200, 200, 404]);
+    assert.equal(executor.spoiled, false);
+    const { n } = other.prepare("SELECT count(*) AS n FROM x").get() as { n: number };
+    assert.equal(n, requests.length);
+  } finally {
+    other.close();
+    executor.close();
+  }
+});
