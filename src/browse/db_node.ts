@@ -240,7 +240,7 @@ export function openLocalNode(path: string): Db {
       db.limits.length = before;
     }
   };
-  const run: Db["run"] = async (sql, params, options, onColumns, onRow) => {
+  const run: Db["run"] = async (sql, params, options, onColumns, onRow, onRows) => {
     const limit = options.limit !== undefined && Number.isFinite(options.limit)
       ? options.limit
       : undefined;
@@ -314,7 +314,10 @@ export function openLocalNode(path: string): Db {
       } catch { /* keep the rewritten statement's names */ }
     }
     onColumns(names);
-    for (const row of rows) if (!onRow(wrapped ? unflag(row) : row)) break;
+    if (onRows) {
+      if (wrapped) { for (const row of rows) unflag(row); }
+      onRows(rows);
+    } else for (const row of rows) if (!onRow(wrapped ? unflag(row) : row)) break;
     if (reuse && quiet === true && wrapped) remember(key, { stmt, names, v: version });
     return {};
   };

@@ -4,7 +4,7 @@ import { DatabaseSync } from "node:sqlite";
 import { openLocal } from "../../src/browse/db.ts";
 import type { Db, RunOptions } from "../../src/browse/db_core.ts";
 import { openLocalNode } from "../../src/browse/db_node.ts";
-import { jsonRowOf } from "../../src/browse/encode_json.ts";
+import { jsonRowOf, jsonRowsOf } from "../../src/browse/encode_json.ts";
 import { toApiValue } from "../../src/browse/values.ts";
 import { Executor } from "../../src/browse/executor.ts";
 import type { WorkerRequest } from "../../src/browse/protocol.ts";
@@ -341,6 +341,71 @@ Deno.test("node: a row's JSON is the same written whole or value by value", () =
       () => kinds[Math.floor(next() * kinds.length)](),
     );
     assert.equal(jsonRowOf(row), JSON.stringify(row.map(toApiValue)), String(row));
+  }
+});
+
+Deno.test("node: a page's rows written in one call are the rows written one by one", () => {
+  const next = random(4);
+  const kinds = [
+    () => null,
+    () => Math.floor(next() * 2 ** 53) * (next() < 0.5 ? -1 : 1),
+    () => [-0, Infinity, -Infinity, NaN, 5e-324][Math.floor(next() * 5)],
+    () => String.fromCharCode(...Array.from({ length: 6 }, () => Math.floor(next() * 0xffff))),
+    () => '\u0000"\\\n\u2028\uD800😀',
+  ];
+  for (let i = 0; i < 500; i++) {
+    const rows = Array.from(
+      { length: Math.floor(next() * 20) },
+      () =>
+        Array.from({ length: 1 + Math.floor(next() * 5) }, () => kinds[Math.floor(next() * 5)]()),
+    );
+    assert.equal(jsonRowsOf(rows, Infinity), rows.map(jsonRowOf).join(","));
+  }
+  // Not plain: left to jsonRowOf, row by row.
+  assert.equal(jsonRowsOf([["a", 1], [12n]], Infinity), null);
+  assert.equal(jsonRowsOf([[Uint8Array.of(1)]], Infinity), null);
+  // Bounded before it is built: text that could pass the limit is never made in one piece.
+  const quotes = '"'.repeat(1000);
+  assert.equal(jsonRowsOf([[quotes]], 6 * 1000 + 7), `["${'\\"'.repeat(1000)}"]`);
+  assert.equal(jsonRowsOf([[quotes]], 6 * 1000 + 6), null);
+});
+
+Deno.test("node: pages answered whole are the answers libsql's rows make, cut where they are cut", async () => {
+  const path = await makeFixtureDb();
+  const node = new Executor(openLocalNode(path), false, "fixture.db");
+  const libsql = new Executor(openLocal(path, false), false, "fixture.db");
+  await node.init();
+  await libsql.init();
+  const answer = async (executor: Executor, sql: string, maxRows: number) => {
+    let text = "";
+    await executor.handle({ op: "query", sql, format: "json", maxRows }, {
+      head: () => {},
+      chunk: (t) => (text += typeof t === "string" ? t : new TextDecoder().decode(t)),
+      end: () => {},
+    });
+    const body = JSON.parse(text);
+    delete body.stats.duration_ms;
+    return body;
+  };
+  try {
+    const cases: [string, number][] = [
+      ["SELECT id, name, qty, price FROM items ORDER BY id", 100],
+      ["SELECT id, name, qty, price FROM items ORDER BY id", 2],
+      ["SELECT id, name FROM items ORDER BY id", 0],
+      ["SELECT * FROM items WHERE id < 0", 10],
+      // A BLOB or a large integer makes its page be written row by row.
+      ["SELECT id, data FROM items ORDER BY id", 2],
+      ["SELECT 9007199254740993 AS big, 'x' || char(0) || 'y' AS nul", 10],
+    ];
+    for (const [sql, maxRows] of cases) {
+      const ours = await answer(node, sql, maxRows);
+      assert.deepEqual(ours, await answer(libsql, sql, maxRows), `${sql} (${maxRows})`);
+    }
+    assert.equal((await answer(node, cases[1][0], 2)).truncated, true);
+    assert.equal((await answer(node, cases[1][0], 2)).rows.length, 2);
+  } finally {
+    node.close();
+    libsql.close();
   }
 });
 
