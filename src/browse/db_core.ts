@@ -43,7 +43,9 @@ export interface Db {
   ): Promise<{ ops: Op[]; vtabs: Map<string, string> }>;
   /**
    * Runs a statement. Rows are handed to `onRow` one at a time; returning false stops, and the
-   * statement is ended at once. Resolves to the columns and write counters.
+   * statement is ended at once. A driver that holds all the rows already (a batch read) may
+   * hand them to `onRows` at once instead, when given: it takes them as onRow would, one at a
+   * time and in order, stopping where onRow would. Resolves to the columns and write counters.
    */
   run(
     sql: string,
@@ -51,7 +53,15 @@ export interface Db {
     options: RunOptions,
     onColumns: (columns: string[]) => void,
     onRow: (row: unknown[]) => boolean,
+    onRows?: (rows: unknown[][]) => void,
   ): Promise<{ changes?: number; lastInsertRowid?: unknown }>;
+  /**
+   * Optional: the reads of the request about to start may share one read transaction, until
+   * its statement's rows are read or release() ends it (called before the request's settings
+   * are checked, on every path). Only internal reads and queries run in it.
+   */
+  hold?(): void;
+  release?(): void;
   /** Whether a transaction is open on the connection (it must never be between requests). */
   inTransaction(): boolean;
   /**

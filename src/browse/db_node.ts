@@ -139,8 +139,42 @@ export function openLocalNode(path: string): Db {
       throw wrapNode(error);
     }
   };
+  /**
+   * A request's reads share one read transaction (see Db.hold): each statement run on its own
+   * is a transaction of its own, whose locking, journal checks and header read cost about as
+   * much as a point query, and a request made three. Begun at the request's first read and
+   * ended once its statement's rows are read, so the lock is not held while they are written.
+   * Prepared outside `prepare`, which would count them as statements that change settings.
+   */
+  let holding = false;
+  /** Set while the open transaction is the one begun here: only that one is ended here. */
+  let began = false;
+  let begin: StatementSync | undefined;
+  let commit: StatementSync | undefined;
+  const enter = () => {
+    if (!holding || db.isTransaction) return;
+    try {
+      (begin ??= db.prepare("BEGIN")).run();
+      began = true;
+    } catch (error) {
+      throw wrapNode(error);
+    }
+  };
+  const leave = () => {
+    holding = false;
+    if (!began) return;
+    began = false;
+    // An error SQLite answers by rolling back (out of memory) may have ended it already.
+    if (!db.isTransaction) return;
+    try {
+      (commit ??= db.prepare("COMMIT")).run();
+    } catch (error) {
+      throw wrapNode(error);
+    }
+  };
   /** The one row of an internal read, from a statement kept prepared (see Db.often). */
   const oftenRow = (sql: string): unknown[] => {
+    enter();
     let stmt = kept.get(sql);
     if (!stmt) {
       stmt = prepare(sql);
@@ -206,13 +240,16 @@ export function openLocalNode(path: string): Db {
       db.limits.length = before;
     }
   };
-  const run: Db["run"] = async (sql, params, options, onColumns, onRow) => {
+  const run: Db["run"] = async (sql, params, options, onColumns, onRow, onRows) => {
     const limit = options.limit !== undefined && Number.isFinite(options.limit)
       ? options.limit
       : undefined;
     // Only without parameters: SQLite keeps a statement's bindings from one run to the next.
     const reuse = options.wrap && !options.explain && params === undefined && limit !== undefined;
     const key = `${limit}\n${sql}`;
+    // Only a query reads in the request's transaction: other statements (a PRAGMA) run as
+    // they always did, some of them refused inside a transaction.
+    if (holding && !compilesQueryOnly(sql)) leave();
     const version = schemaVersion();
     const found = reuse ? ready.get(key) : undefined;
     // Out of the map while it runs: put back only after a run to its end.
@@ -270,13 +307,17 @@ export function openLocalNode(path: string): Db {
         throw wrapNode(error);
       }
     }
+    if (holding) leave();
     if (options.namesFrom !== undefined) {
       try {
         names = prepare(options.namesFrom).columns().map((c) => c.name);
       } catch { /* keep the rewritten statement's names */ }
     }
     onColumns(names);
-    for (const row of rows) if (!onRow(wrapped ? unflag(row) : row)) break;
+    if (onRows) {
+      if (wrapped) { for (const row of rows) unflag(row); }
+      onRows(rows);
+    } else for (const row of rows) if (!onRow(wrapped ? unflag(row) : row)) break;
     if (reuse && quiet === true && wrapped) remember(key, { stmt, names, v: version });
     return {};
   };
@@ -321,6 +362,12 @@ export function openLocalNode(path: string): Db {
     },
     program: (sql, probes) => programOf(sql, probes, explain),
     run,
+    hold() {
+      holding = true;
+    },
+    release() {
+      leave();
+    },
     inTransaction: () => db.isTransaction,
     settingsMayHaveChanged: () => unsettled,
     settingsChecked() {

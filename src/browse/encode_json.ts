@@ -24,11 +24,38 @@ export function jsonTail(stats: Record<string, unknown>, truncated: boolean): st
  * and about twice as fast (a number that is not finite is null in both).
  */
 export function jsonRowOf(row: readonly unknown[]): string {
+  return isPlain(row) ? JSON.stringify(row) : mixedRow(row);
+}
+
+/** Whether JSON.stringify writes `row` as jsonRowOf must: text, numbers and NULLs only. */
+function isPlain(row: readonly unknown[]): boolean {
   for (let i = 0; i < row.length; i++) {
     const v = row[i];
-    if (typeof v !== "string" && typeof v !== "number" && v !== null) return mixedRow(row);
+    if (typeof v !== "string" && typeof v !== "number" && v !== null) return false;
   }
-  return JSON.stringify(row);
+  return true;
+}
+
+/**
+ * Rows as jsonRowOf writes them, joined by commas, in one JSON.stringify call (about twice as
+ * fast as one per row); null when one of them is not plain, or when the text could pass
+ * `maxChars`: bounded before it is built (a string's JSON is at most 6 characters a character
+ * and 2 more, a number's 24), so a page of large values is never made into one huge string.
+ */
+export function jsonRowsOf(rows: readonly (readonly unknown[])[], maxChars: number): string | null {
+  let bound = 2;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    bound += row.length + 2;
+    for (let j = 0; j < row.length; j++) {
+      const v = row[j];
+      if (typeof v === "string") bound += 6 * v.length + 2;
+      else if (typeof v === "number" || v === null) bound += 24;
+      else return null;
+    }
+    if (bound > maxChars) return null;
+  }
+  return JSON.stringify(rows).slice(1, -1);
 }
 
 function mixedRow(row: readonly unknown[]): string {

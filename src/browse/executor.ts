@@ -74,6 +74,7 @@ export class Executor {
       }
       : given;
     let other: Executor | undefined;
+    this.db.hold?.();
     try {
       switch (req.op) {
         case "info":
@@ -105,6 +106,7 @@ export class Executor {
           );
       }
     } catch (caught) {
+      this.#release();
       if (caught instanceof DbError && caught.fallback && !answered) {
         other = await this.#fallbackExecutor();
         if (other) return;
@@ -128,6 +130,7 @@ export class Executor {
       }
       jsonAnswer(sink, status, { error: message }, started);
     } finally {
+      this.#release();
       await this.#settle();
       if (other) await other.handle(req, given);
     }
@@ -148,6 +151,15 @@ export class Executor {
       }
     }
     return this.#other;
+  }
+
+  /** Ends the request's shared read transaction; one that cannot end spoils the worker. */
+  #release(): void {
+    try {
+      this.db.release?.();
+    } catch {
+      this.#spoiled = true;
+    }
   }
 
   async #settle(): Promise<void> {

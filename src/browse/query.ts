@@ -1,7 +1,14 @@
 import { EPONYMOUS_MODULES, SCHEMA_MODULES } from "./allow.ts";
 import type { Db, Params } from "./db.ts";
 import { csvHeader, csvLine } from "./encode_csv.ts";
-import { JsonBody, jsonHead, jsonRowOf, jsonTail, MAX_JSON_ANSWER_CHARS } from "./encode_json.ts";
+import {
+  JsonBody,
+  jsonHead,
+  jsonRowOf,
+  jsonRowsOf,
+  jsonTail,
+  MAX_JSON_ANSWER_CHARS,
+} from "./encode_json.ts";
 import { XML_TAIL, xmlHead, xmlRow } from "./encode_xml.ts";
 import {
   checkProgram,
@@ -288,6 +295,21 @@ export async function runQuery(
     flush(false);
     return true;
   };
+  /** A page read whole (node:sqlite): written in one piece when it is plain and fits. */
+  const onRows = (batch: unknown[][]): void => {
+    const take = Math.min(batch.length, cap - rows);
+    const page = take === batch.length ? batch : batch.slice(0, take);
+    const text = rows === 0 && take > 0 ? jsonRowsOf(page, MAX_JSON_ANSWER_CHARS) : null;
+    if (text !== null) {
+      size = text.length;
+      body.add(jsonHead(columns) + text);
+      rows = take;
+      // A row past the cap is there to say the answer was cut, as onRow says it.
+      if (batch.length > take) truncated = true;
+      return;
+    }
+    for (const row of batch) if (!onRow(row)) break;
+  };
   let result: { changes?: number; lastInsertRowid?: unknown };
   try {
     result = await db.run(
@@ -310,6 +332,7 @@ export async function runQuery(
       },
       onColumns,
       onRow,
+      download ? undefined : onRows,
     );
   } catch (error) {
     if (!headSent) throw error;

@@ -4,7 +4,7 @@ import { DatabaseSync } from "node:sqlite";
 import { openLocal } from "../../src/browse/db.ts";
 import type { Db, RunOptions } from "../../src/browse/db_core.ts";
 import { openLocalNode } from "../../src/browse/db_node.ts";
-import { jsonRowOf } from "../../src/browse/encode_json.ts";
+import { jsonRowOf, jsonRowsOf } from "../../src/browse/encode_json.ts";
 import { toApiValue } from "../../src/browse/values.ts";
 import { Executor } from "../../src/browse/executor.ts";
 import type { WorkerRequest } from "../../src/browse/protocol.ts";
@@ -344,6 +344,71 @@ Deno.test("node: a row's JSON is the same written whole or value by value", () =
   }
 });
 
+Deno.test("node: a page's rows written in one call are the rows written one by one", () => {
+  const next = random(4);
+  const kinds = [
+    () => null,
+    () => Math.floor(next() * 2 ** 53) * (next() < 0.5 ? -1 : 1),
+    () => [-0, Infinity, -Infinity, NaN, 5e-324][Math.floor(next() * 5)],
+    () => String.fromCharCode(...Array.from({ length: 6 }, () => Math.floor(next() * 0xffff))),
+    () => '\u0000"\\\n\u2028\uD800😀',
+  ];
+  for (let i = 0; i < 500; i++) {
+    const rows = Array.from(
+      { length: Math.floor(next() * 20) },
+      () =>
+        Array.from({ length: 1 + Math.floor(next() * 5) }, () => kinds[Math.floor(next() * 5)]()),
+    );
+    assert.equal(jsonRowsOf(rows, Infinity), rows.map(jsonRowOf).join(","));
+  }
+  // Not plain: left to jsonRowOf, row by row.
+  assert.equal(jsonRowsOf([["a", 1], [12n]], Infinity), null);
+  assert.equal(jsonRowsOf([[Uint8Array.of(1)]], Infinity), null);
+  // Bounded before it is built: text that could pass the limit is never made in one piece.
+  const quotes = '"'.repeat(1000);
+  assert.equal(jsonRowsOf([[quotes]], 6 * 1000 + 7), `["${'\\"'.repeat(1000)}"]`);
+  assert.equal(jsonRowsOf([[quotes]], 6 * 1000 + 6), null);
+});
+
+Deno.test("node: pages answered whole are the answers libsql's rows make, cut where they are cut", async () => {
+  const path = await makeFixtureDb();
+  const node = new Executor(openLocalNode(path), false, "fixture.db");
+  const libsql = new Executor(openLocal(path, false), false, "fixture.db");
+  await node.init();
+  await libsql.init();
+  const answer = async (executor: Executor, sql: string, maxRows: number) => {
+    let text = "";
+    await executor.handle({ op: "query", sql, format: "json", maxRows }, {
+      head: () => {},
+      chunk: (t) => (text += typeof t === "string" ? t : new TextDecoder().decode(t)),
+      end: () => {},
+    });
+    const body = JSON.parse(text);
+    delete body.stats.duration_ms;
+    return body;
+  };
+  try {
+    const cases: [string, number][] = [
+      ["SELECT id, name, qty, price FROM items ORDER BY id", 100],
+      ["SELECT id, name, qty, price FROM items ORDER BY id", 2],
+      ["SELECT id, name FROM items ORDER BY id", 0],
+      ["SELECT * FROM items WHERE id < 0", 10],
+      // A BLOB or a large integer makes its page be written row by row.
+      ["SELECT id, data FROM items ORDER BY id", 2],
+      ["SELECT 9007199254740993 AS big, 'x' || char(0) || 'y' AS nul", 10],
+    ];
+    for (const [sql, maxRows] of cases) {
+      const ours = await answer(node, sql, maxRows);
+      assert.deepEqual(ours, await answer(libsql, sql, maxRows), `${sql} (${maxRows})`);
+    }
+    assert.equal((await answer(node, cases[1][0], 2)).truncated, true);
+    assert.equal((await answer(node, cases[1][0], 2)).rows.length, 2);
+  } finally {
+    node.close();
+    libsql.close();
+  }
+});
+
 Deno.test("node: a check lists the program under the schema version its statement was prepared at", async () => {
   const path = await makeFixtureDb();
   const node = openLocalNode(path);
@@ -374,5 +439,108 @@ Deno.test("node: a check lists the program under the schema version its statemen
   } finally {
     writer.close();
     node.close();
+  }
+});
+
+Deno.test("node: a request's reads share one read transaction, ended when its rows are read", async () => {
+  const node = openLocalNode(await makeFixtureDb());
+  const inCheck = async (sql: string) => {
+    let seen: boolean | undefined;
+    node.hold!();
+    assert.equal(node.inTransaction(), false, "begun at the first read, not before");
+    await node.often("PRAGMA schema_version");
+    const before = node.inTransaction();
+    await node.run(
+      sql,
+      undefined,
+      {
+        explain: false,
+        wrap: true,
+        limit: 10,
+        check: () => {
+          seen = node.inTransaction();
+          return Promise.resolve({ writes: false, quiet: true });
+        },
+      },
+      () => {},
+      () => true,
+    );
+    const after = node.inTransaction();
+    node.release!();
+    return { before, seen, after };
+  };
+  try {
+    assert.deepEqual(await inCheck("SELECT * FROM items"), {
+      before: true,
+      seen: true,
+      after: false,
+    });
+    // A statement that is not a query runs outside it, as it always did.
+    assert.deepEqual(await inCheck("PRAGMA cache_size"), {
+      before: true,
+      seen: false,
+      after: false,
+    });
+    // Without hold() every read is its own transaction.
+    await node.often("PRAGMA schema_version");
+    assert.equal(node.inTransaction(), false);
+  } finally {
+    node.close();
+  }
+});
+
+Deno.test("node: every kind of request leaves no transaction and no lock behind", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "browse_node_" });
+  const path = `${dir}/t.db`;
+  const setup = new Database(path);
+  setup.exec(`CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT);
+    INSERT INTO items VALUES (1, 'apple'), (2, 'pear'); CREATE TABLE x (y INTEGER);`);
+  setup.close();
+  const fallback = async () => {
+    const other = new Executor(openLocal(path, false), false, "t.db");
+    await other.init();
+    return other;
+  };
+  const node = openLocalNode(path);
+  const executor = new Executor(node, false, "t.db", [], fallback);
+  await executor.init();
+  // Another program's connection: busy timeout 0, so a lock still held fails at once.
+  const other = new Database(path, { timeout: 0 });
+  const requests: WorkerRequest[] = [
+    { op: "query", sql: "SELECT * FROM items", format: "json", maxRows: 100 },
+    {
+      op: "query",
+      sql: "SELECT abs(-9223372036854775807 - 1) FROM items",
+      format: "json",
+      maxRows: 100,
+    },
+    { op: "query", sql: "SELECT * FROM nowhere", format: "json", maxRows: 100 },
+    { op: "query", sql: "DELETE FROM items", format: "json", maxRows: 100 },
+    { op: "query", sql: "PRAGMA cache_size", format: "json", maxRows: 100 },
+    { op: "query", sql: "SELECT value FROM generate_series(1, 3)", format: "json", maxRows: 100 },
+    { op: "query", sql: "SELECT * FROM items", format: "csv", maxRows: 100 },
+    { op: "info" },
+    { op: "tables" },
+    { op: "table", name: "items" },
+    { op: "table", name: "nowhere" },
+  ];
+  try {
+    const statuses: number[] = [];
+    for (const [i, req] of requests.entries()) {
+      await executor.handle(req, {
+        head: (h) => statuses.push(h.status),
+        chunk: () => {},
+        end: () => {},
+      });
+      assert.equal(node.inTransaction(), false, JSON.stringify(req));
+      other.exec(`INSERT INTO x VALUES (${i})`);
+    }
+    assert.deepEqual(statuses, [200, 400, 400, 403, 200, 200, 200, 200, 200, 200, 404]);
+    assert.equal(executor.spoiled, false);
+    const { n } = other.prepare("SELECT count(*) AS n FROM x").get() as { n: number };
+    assert.equal(n, requests.length);
+  } finally {
+    other.close();
+    executor.close();
   }
 });
