@@ -17,6 +17,7 @@
  */
 import Database from "libsql";
 import { startBrowser } from "../src/browse/server.ts";
+import { SERVER_V8_FLAGS } from "../src/cli/browse_v8.ts";
 
 const ROWS = 100_000;
 const SECONDS = 2;
@@ -619,9 +620,11 @@ export async function run(): Promise<void> {
     for (const line of accept) console.log(line);
   }
   if (Deno.env.get("BENCH_BROWSE_LIMITS") === "0") return;
-  // In a fresh process: part 2 reads this process's own RSS, which part 1 has grown.
+  // In a fresh process: part 2 reads this process's own RSS, which part 1 has grown. It runs
+  // the server in that process, so it gets the V8 flags `courier browse` restarts itself with.
   const part2 = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", new URL(import.meta.url).pathname, "limits"],
+    env: { DENO_V8_FLAGS: SERVER_V8_FLAGS },
     stdout: "inherit",
     stderr: "inherit",
   }).output();
