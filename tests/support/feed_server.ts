@@ -1,4 +1,7 @@
 import { deflateRawSync, deflateSync, gzipSync } from "node:zlib";
+import { formatRfc3339 } from "../../src/feeds/dates.ts";
+import type { Entry } from "../../src/feeds/entry.ts";
+import { orderEntries } from "../../src/feeds/merge.ts";
 
 export const FIXTURES = new URL("../fixtures/feeds/", import.meta.url).pathname;
 
@@ -21,6 +24,22 @@ export function fixtureNames(): string[] {
 
 export function expectedFor(name: string): Expected {
   return JSON.parse(Deno.readTextFileSync(`${FIXTURES}expected/${name}.json`));
+}
+
+/** A parsed feed as the expected files (and `preview --json`) give it, warnings aside. */
+export function asExpected(
+  feed: { format: string; title: string | null; entries: Entry[] },
+): Omit<Extract<Expected, { format: string }>, "warnings"> {
+  return {
+    format: feed.format,
+    title: feed.title,
+    entries: orderEntries([feed.entries]).map((e) => ({
+      id: e.id,
+      link: e.link,
+      title: e.title,
+      published: e.published ? formatRfc3339(e.published) : null,
+    })),
+  };
 }
 
 /** What the server saw, so tests can assert on request headers. */
