@@ -1,5 +1,6 @@
 import { DatabaseSync } from "node:sqlite";
 import { type Db, DbError, type Params, programOf } from "./db_core.ts";
+import { primaryCodeName } from "../store/sqlite.ts";
 import { compilesQueryOnly } from "./sql_text.ts";
 
 /**
@@ -29,19 +30,9 @@ interface NodeDatabase {
   close(): void;
 }
 
-/** SQLite's primary result codes by number, for the few the worker tells apart. */
-const CODES: Record<number, string> = {
-  5: "SQLITE_BUSY",
-  7: "SQLITE_NOMEM",
-  9: "SQLITE_INTERRUPT",
-  18: "SQLITE_TOOBIG",
-  25: "SQLITE_RANGE",
-  26: "SQLITE_NOTADB",
-};
-
 function wrapNode(error: unknown, fallback = false): DbError {
   const e = error as { message?: string; errcode?: number };
-  const code = typeof e?.errcode === "number" ? CODES[e.errcode & 0xff] ?? "" : "";
+  const code = typeof e?.errcode === "number" ? primaryCodeName(e.errcode) ?? "" : "";
   return new DbError(e?.message ?? String(error), code, fallback);
 }
 
