@@ -190,40 +190,25 @@ async function measure(variant: Variant, node: string | null): Promise<void> {
     await Deno.writeTextFile(`${dir}/urls1.json`, JSON.stringify([feeds[0].urls[0]]));
     await Deno.writeTextFile(`${dir}/bare.mjs`, BARE_SCRIPT);
     await Deno.writeTextFile(`${dir}/floor.mjs`, FLOOR_SCRIPT);
+    /** `deno run -A --quiet ...args`, as a user runs a script. */
+    const denoRun = (...args: string[]): [string, string[]] => [
+      Deno.execPath(),
+      ["run", "-A", "--quiet", ...args],
+    ];
+    const courierOnce = (config: string) =>
+      denoRun(MAIN, "once", "-c", config, "--messenger-api", "http://127.0.0.1:9");
     const commands: Record<string, [string, string[]]> = {
-      courier: [Deno.execPath(), [
-        "run",
-        "-A",
-        "--quiet",
-        MAIN,
-        "once",
-        "-c",
-        `${dir}/config.yml`,
-        "--messenger-api",
-        "http://127.0.0.1:9",
-      ]],
-      bare: [Deno.execPath(), ["run", "-A", "--quiet", `${dir}/bare.mjs`, `${dir}/urls.json`]],
+      courier: courierOnce(`${dir}/config.yml`),
+      bare: denoRun(`${dir}/bare.mjs`, `${dir}/urls.json`),
     };
     if (variant.validators) {
-      const once1 = commands.courier[1].map((a) =>
-        a === `${dir}/config.yml` ? `${dir}/config1.yml` : a
-      );
-      commands.courier1 = [Deno.execPath(), once1];
-      commands.bare1 = [Deno.execPath(), [
-        "run",
-        "-A",
-        "--quiet",
-        `${dir}/bare.mjs`,
-        `${dir}/urls1.json`,
-      ]];
-      commands.floor = [Deno.execPath(), [
-        "run",
-        "-A",
-        "--quiet",
+      commands.courier1 = courierOnce(`${dir}/config1.yml`);
+      commands.bare1 = denoRun(`${dir}/bare.mjs`, `${dir}/urls1.json`);
+      commands.floor = denoRun(
         `${dir}/floor.mjs`,
         `${dir}/urls.json`,
         `${dir}/runOnce/feed_data/courier.db`,
-      ]];
+      );
     }
     if (node !== null) commands.node = ["node", [`${dir}/bare.mjs`, `${dir}/urls.json`]];
     const runs: Record<string, number[]> = {};
