@@ -99,6 +99,14 @@ const TOUCH_SCHEMA = "SELECT 1 FROM sqlite_schema LIMIT 1";
 /** How many prepared queries a connection keeps for reuse. */
 const READY_KEPT = 64;
 
+/** A wrapped query kept prepared: its statement, text, column names and schema version. */
+interface Ready {
+  stmt: StatementSync;
+  sql: string;
+  names: string[];
+  v: unknown;
+}
+
 /** Opens `path` read-only through node:sqlite. */
 export function openLocalNode(path: string): Db {
   let db: NodeDatabase;
@@ -200,7 +208,7 @@ export function openLocalNode(path: string): Db {
    * after a run to the end with a quiet check, only at the schema version they were prepared
    * at, never with parameters. Every run is still checked.
    */
-  const ready = new Map<string, { stmt: StatementSync; names: string[]; v: unknown }>();
+  const ready = new Map<string, Ready>();
   /**
    * All rows of a wrapped statement up to its limit, in one call, each value held to its share
    * of BATCH_BYTES. all() ends the statement whatever happens (it resets it on the way out),
@@ -252,7 +260,7 @@ export function openLocalNode(path: string): Db {
     let stmt = hit ? hit.stmt : first!;
     let runSql = sql;
     let wrapped = hit !== undefined;
-    if (hit) runSql = flagWrapped(sql, names.length, limit);
+    if (hit) runSql = hit.sql;
     else if (reader && options.wrap) {
       // Without a limit (a download) rows must be read one at a time, which node:sqlite's
       // iterate() cannot do faithfully: it ends quietly on an error, as if the rows were all.
@@ -309,10 +317,10 @@ export function openLocalNode(path: string): Db {
       if (wrapped) { for (const row of rows) unflag(row); }
       onRows(rows);
     } else for (const row of rows) if (!onRow(wrapped ? unflag(row) : row)) break;
-    if (reuse && quiet === true && wrapped) remember(key, { stmt, names, v: version });
+    if (reuse && quiet === true && wrapped) remember(key, { stmt, sql: runSql, names, v: version });
     return {};
   };
-  const remember = (key: string, entry: { stmt: StatementSync; names: string[]; v: unknown }) => {
+  const remember = (key: string, entry: Ready) => {
     ready.set(key, entry);
     if (ready.size > READY_KEPT) ready.delete(ready.keys().next().value!);
   };

@@ -167,6 +167,8 @@ export class WorkerPool {
   #exits = new Map<number, Promise<Deno.CommandStatus>>();
   #slow = new Map<string, true>();
   #pumpTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the armed #pumpTimer is due. */
+  #pumpAt = 0;
   /** Every request's time limit, queued or running, behind one timer. */
   readonly #deadlines = new Deadlines();
   readonly #spawn: SpawnWorker;
@@ -309,8 +311,6 @@ export class WorkerPool {
    * the spare until its limit, and a cheap query behind it would wait as long.
    */
   #pump(): void {
-    clearTimeout(this.#pumpTimer);
-    this.#pumpTimer = undefined;
     if (this.#closed) return;
     if (this.#starting > 0 || this.#sparesStarting > 0) return;
     if (this.#idle.length > 0 || this.#idleSpares.length > 0) return;
@@ -323,8 +323,7 @@ export class WorkerPool {
       youngest = Math.max(youngest, w.busySince);
     }
     if (youngest + this.#longMs > now) {
-      this.#pumpTimer = setTimeout(() => this.#pump(), youngest + this.#longMs - now);
-      return;
+      return this.#pumpBy(youngest + this.#longMs, now);
     }
     if (this.#spares < this.#maxSpares) {
       this.#spares++;
@@ -349,9 +348,23 @@ export class WorkerPool {
       }
       soonest = Math.min(soonest, at);
     }
-    if (Number.isFinite(soonest)) {
-      this.#pumpTimer = setTimeout(() => this.#pump(), soonest - now);
-    }
+    if (Number.isFinite(soonest)) this.#pumpBy(soonest, now);
+  }
+
+  /**
+   * Runs #pump again at `at` or sooner. A timer due sooner is kept rather than replaced: it
+   * runs #pump, which arms the next. A pump runs on every request, and setting and clearing a
+   * timer each time cost more than the pump itself; a timer left armed when there is nothing
+   * to do any more only runs a pump that finds nothing.
+   */
+  #pumpBy(at: number, now: number): void {
+    if (this.#pumpTimer !== undefined && this.#pumpAt <= at) return;
+    clearTimeout(this.#pumpTimer);
+    this.#pumpAt = at;
+    this.#pumpTimer = setTimeout(() => {
+      this.#pumpTimer = undefined;
+      this.#pump();
+    }, at - now);
   }
 
   /** Seconds until some running request reaches its deadline, freeing its worker. */

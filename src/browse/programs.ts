@@ -1,8 +1,20 @@
 import type { Db } from "./db.ts";
-import { type Op, usesVtabs } from "./guard.ts";
+import { checkProgram, type Op, type ProgramRules, usesVtabs, writes } from "./guard.ts";
 
 /** How many listed programs a worker keeps. */
 const KEPT = 256;
+
+/** What a program that passed its check does: writes, or opens a virtual table (not quiet). */
+export interface Verdict {
+  writes: boolean;
+  quiet: boolean;
+}
+
+/** Checks a program (refusals throw) and says what it does. */
+export function verdictOf(ops: Op[], rules: ProgramRules): Verdict {
+  checkProgram(ops, rules);
+  return { writes: writes(ops), quiet: !usesVtabs(ops) };
+}
 
 /**
  * The EXPLAIN listings of the statements a read-only worker checked, by schema version and
@@ -16,6 +28,12 @@ const KEPT = 256;
  */
 export class ProgramCache {
   #kept = new Map<string, Op[]>();
+  /**
+   * Verdicts on kept listings, by the rules' write flag. A kept program opens no virtual table,
+   * so its verdict depends on the listing and that flag alone; checking the wrapped listing
+   * again cost a point query as much as its SQLite read. Refusals are not kept.
+   */
+  #verdicts = new WeakMap<Op[], Map<boolean, Verdict>>();
 
   async program(
     db: Db,
@@ -29,8 +47,19 @@ export class ProgramCache {
     const listed = await db.program(sql, probes);
     if (!usesVtabs(listed.ops)) {
       this.#kept.set(key, listed.ops);
+      this.#verdicts.set(listed.ops, new Map());
       if (this.#kept.size > KEPT) this.#kept.delete(this.#kept.keys().next().value!);
     }
     return listed;
+  }
+
+  /** verdictOf, once per kept listing and write flag. */
+  check(ops: Op[], rules: ProgramRules): Verdict {
+    const known = this.#verdicts.get(ops);
+    const found = known?.get(rules.write);
+    if (found) return found;
+    const verdict = verdictOf(ops, rules);
+    known?.set(rules.write, verdict);
+    return verdict;
   }
 }

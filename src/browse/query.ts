@@ -10,16 +10,8 @@ import {
   MAX_JSON_ANSWER_CHARS,
 } from "./encode_json.ts";
 import { XML_TAIL, xmlHead, xmlRow } from "./encode_xml.ts";
-import {
-  checkProgram,
-  checkTokens,
-  planPragma,
-  type PragmaPlan,
-  RefusedError,
-  usesVtabs,
-  writes,
-} from "./guard.ts";
-import type { ProgramCache } from "./programs.ts";
+import { checkTokens, planPragma, type PragmaPlan, RefusedError } from "./guard.ts";
+import { type ProgramCache, verdictOf } from "./programs.ts";
 import type { WorkerHead, WorkerRequest } from "./protocol.ts";
 import {
   explainPrefix,
@@ -225,13 +217,15 @@ export async function runQuery(
     // An EXPLAIN is checked as the statement it explains.
     const target = mode === "none" ? runSql : innerSql;
     const list = () => probes(db, extraModules);
-    const { ops, vtabs } = ctx.programs && !ctx.write && !db.remote
-      ? await ctx.programs.program(db, target, list)
+    const cache = ctx.programs && !ctx.write && !db.remote ? ctx.programs : undefined;
+    const { ops, vtabs } = cache
+      ? await cache.program(db, target, list)
       : await db.program(target, list);
     // Listing a write does not write; what it would call and open is checked all the same.
-    checkProgram(ops, { write: write || mode !== "none", vtabs });
+    const rules = { write: write || mode !== "none", vtabs };
+    const verdict = cache ? cache.check(ops, rules) : verdictOf(ops, rules);
     // A program that opens no virtual table cannot change a setting as it runs.
-    return { writes: mode === "none" && writes(ops), quiet: !usesVtabs(ops) };
+    return { writes: mode === "none" && verdict.writes, quiet: verdict.quiet };
   };
 
   const download = req.format !== "json";
