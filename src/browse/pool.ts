@@ -16,7 +16,8 @@ import {
   WorkerError,
 } from "./job.ts";
 import { type SpawnWorker, workerSpawner } from "./spawn.ts";
-import { Deadlines } from "./deadlines.ts";
+import { realClock } from "../log/clock.ts";
+import { Deadlines } from "../log/deadlines.ts";
 
 export {
   type Answer,
@@ -170,7 +171,7 @@ export class WorkerPool {
   /** When the armed #pumpTimer is due. */
   #pumpAt = 0;
   /** Every request's time limit, queued or running, behind one timer. */
-  readonly #deadlines = new Deadlines();
+  readonly #deadlines = new Deadlines(realClock, { keepArmed: true });
   readonly #spawn: SpawnWorker;
   readonly #maxQueue: number;
   readonly #maxAnswer: number;

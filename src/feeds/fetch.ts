@@ -1,4 +1,4 @@
-import { type Clock, realClock, type TimerId } from "../log/clock.ts";
+import { Deadlines } from "../log/deadlines.ts";
 import { redactUrl } from "../log/secret.ts";
 import { proxyOf } from "../net/client.ts";
 import { describeNetworkFailure } from "../net/failure.ts";
@@ -168,74 +168,6 @@ function proxyPlace(proxy: ProxySpec, feed: string | undefined, url: string): st
   return `proxy ${describeProxy(proxy)} (${forWhat})`;
 }
 
-/** A request in flight: when it must have finished, and how to stop it. */
-interface InFlight {
-  deadline: number;
-  expire(): void;
-}
-
-/**
- * The timeouts of every request in flight, run by one timer armed for the earliest deadline.
- * A setTimeout + clearTimeout per request was a measurable share of a steady-state run (500
- * requests answered in a few ms each); requests that share a timeout have deadlines in the
- * order they start, so the timer is almost never re-armed. The timer is cleared whenever
- * nothing is in flight, so it never holds the process (or a test) open.
- */
-export class Deadlines {
-  #inFlight = new Set<InFlight>();
-  #timer: TimerId | undefined;
-  #armedFor = Infinity;
-
-  constructor(readonly clock: Clock = realClock) {}
-
-  /** When a request starting now and given `timeoutMs` must have finished. */
-  deadlineIn(timeoutMs: number): number {
-    return this.clock.monotonic() + timeoutMs;
-  }
-
-  /** Requests in flight. */
-  get size(): number {
-    return this.#inFlight.size;
-  }
-
-  add(request: InFlight): void {
-    this.#inFlight.add(request);
-    if (request.deadline < this.#armedFor) this.#arm(request.deadline);
-  }
-
-  delete(request: InFlight): void {
-    this.#inFlight.delete(request);
-    if (this.#inFlight.size === 0 && this.#timer !== undefined) {
-      this.clock.clearTimeout(this.#timer);
-      this.#timer = undefined;
-      this.#armedFor = Infinity;
-    }
-  }
-
-  #arm(deadline: number): void {
-    if (this.#timer !== undefined) this.clock.clearTimeout(this.#timer);
-    this.#armedFor = deadline;
-    this.#timer = this.clock.setTimeout(
-      () => this.#fire(),
-      Math.max(0, deadline - this.clock.monotonic()),
-    );
-  }
-
-  #fire(): void {
-    this.#timer = undefined;
-    this.#armedFor = Infinity;
-    const now = this.clock.monotonic();
-    let next = Infinity;
-    for (const request of this.#inFlight) {
-      if (request.deadline <= now) {
-        this.#inFlight.delete(request);
-        request.expire();
-      } else if (request.deadline < next) next = request.deadline;
-    }
-    if (next !== Infinity) this.#arm(next);
-  }
-}
-
 /** The process's deadlines, for every caller that does not bring its own. */
 export const processDeadlines = new Deadlines();
 
@@ -290,14 +222,10 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
   const controller = new AbortController();
   let timedOut = false;
   const deadlines = options.deadlines ?? processDeadlines;
-  const request: InFlight = {
-    deadline: deadlines.deadlineIn(options.timeoutMs),
-    expire: () => {
-      timedOut = true;
-      controller.abort(new DOMException("timed out", "TimeoutError"));
-    },
-  };
-  deadlines.add(request);
+  const deadline = deadlines.add(deadlines.deadlineIn(options.timeoutMs), () => {
+    timedOut = true;
+    controller.abort(new DOMException("timed out", "TimeoutError"));
+  });
   const outer = options.signal;
   if (outer?.aborted) controller.abort(outer.reason);
   else if (outer) watch(outer, controller);
@@ -407,7 +335,7 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
     if (proxy === null || !atProxy) throw new FeedError(url, `${oneLine(reason)}${where}`);
     throw new FeedError(url, oneLine(reason), proxyPlace(proxy, options.feed, current));
   } finally {
-    deadlines.delete(request);
+    deadlines.cancel(deadline);
     if (outer) underSignal.get(outer)?.delete(controller);
   }
 }

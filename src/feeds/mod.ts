@@ -5,7 +5,8 @@
 export type { Entry } from "./entry.ts";
 export { FeedError } from "./errors.ts";
 export type { Validators } from "./fetch.ts";
-export { Deadlines, processDeadlines, USER_AGENT } from "./fetch.ts";
+export { processDeadlines, USER_AGENT } from "./fetch.ts";
+export { Deadlines } from "../log/deadlines.ts";
 export { orderEntries } from "./merge.ts";
 export { MAX_PAUSE_MS, parseRetryAfter, processPauses, ServerPauses } from "./retry_after.ts";
 export { type FeedFormat, type ParsedFeed, parseFeed, type ParseOptions } from "./parse.ts";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { FeedSettings } from "../../src/config/types.ts";
-import { Deadlines } from "../../src/feeds/fetch.ts";
+import { Deadlines } from "../../src/log/deadlines.ts";
 import { readFeed } from "../../src/feeds/read.ts";
 import { Forwarder } from "../../src/forward/forwarder.ts";
 import { sleep } from "../../src/log/clock.ts";

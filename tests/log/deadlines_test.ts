@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { Deadlines } from "../../src/browse/deadlines.ts";
+import { Deadlines } from "../../src/log/deadlines.ts";
+import { ManualClock } from "../support/manual_clock.ts";
 
 /** Resolves with the order in which `count` deadlines fired. */
 function recorder(count: number) {
@@ -74,5 +75,53 @@ Deno.test("deadlines: a deadline added while others fire is kept; close() disarm
   // A deadline left behind is never run after close(); the test's timer sanitizer checks that
   // no timer is left armed.
   d.add(performance.now() + 60_000, () => assert.fail("fired after close"));
+  d.close();
+});
+
+Deno.test("deadlines: on a test's clock, each fires at its time and not a millisecond before", async () => {
+  const clock = new ManualClock();
+  const d = new Deadlines(clock);
+  const fired: string[] = [];
+  const t0 = clock.monotonic();
+  d.add(t0 + 100, () => fired.push("a"));
+  d.add(t0 + 101, () => fired.push("b"));
+  await clock.advance(99);
+  assert.deepEqual(fired, []);
+  await clock.advance(1);
+  assert.deepEqual(fired, ["a"]);
+  await clock.advance(1);
+  assert.deepEqual(fired, ["a", "b"]);
+  assert.equal(clock.pending, 0);
+});
+
+Deno.test("deadlines: by default the timer is cleared when the last deadline goes", () => {
+  const clock = new ManualClock();
+  const d = new Deadlines(clock);
+  const a = d.add(clock.monotonic() + 50, () => assert.fail("cancelled"));
+  const b = d.add(clock.monotonic() + 60, () => assert.fail("cancelled"));
+  assert.equal(clock.pending, 1);
+  d.cancel(a);
+  assert.equal(clock.pending, 1, "one left: still armed");
+  d.cancel(b);
+  assert.equal(clock.pending, 0, "nothing left: nothing holds the process open");
+});
+
+Deno.test("deadlines: keepArmed leaves the timer to wake once, and it re-arms for what came since", async () => {
+  const clock = new ManualClock();
+  const d = new Deadlines(clock, { keepArmed: true });
+  const t0 = clock.monotonic();
+  d.cancel(d.add(t0 + 10, () => assert.fail("cancelled")));
+  assert.equal(clock.pending, 1, "no clearTimeout when the last one goes");
+  const fired: number[] = [];
+  // Later than the armed timer: no new timer; the armed one wakes and re-arms for it.
+  d.add(t0 + 20, () => fired.push(clock.monotonic() - t0));
+  assert.equal(clock.pending, 1);
+  await clock.advance(10);
+  assert.deepEqual(fired, []);
+  assert.equal(clock.pending, 1);
+  await clock.advance(10);
+  assert.deepEqual(fired, [20]);
+  // Nothing left when it fired: it stays idle.
+  assert.equal(clock.pending, 0);
   d.close();
 });
