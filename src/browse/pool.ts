@@ -17,7 +17,7 @@ import {
 } from "./job.ts";
 import { type SpawnWorker, workerSpawner } from "./spawn.ts";
 import { realClock } from "../log/clock.ts";
-import { Deadlines } from "../log/deadlines.ts";
+import { type Deadline, Deadlines } from "../log/deadlines.ts";
 
 export {
   type Answer,
@@ -167,10 +167,9 @@ export class WorkerPool {
   #closed = false;
   #exits = new Map<number, Promise<Deno.CommandStatus>>();
   #slow = new Map<string, true>();
-  #pumpTimer: ReturnType<typeof setTimeout> | undefined;
-  /** When the armed #pumpTimer is due. */
-  #pumpAt = 0;
-  /** Every request's time limit, queued or running, behind one timer. */
+  /** When #pump runs again, if it asked to (see #pumpBy). */
+  #pumpAgain: Deadline | undefined;
+  /** Every request's time limit, queued or running, and #pumpAgain, behind one timer. */
   readonly #deadlines = new Deadlines(realClock, { keepArmed: true });
   readonly #spawn: SpawnWorker;
   readonly #maxQueue: number;
@@ -324,7 +323,7 @@ export class WorkerPool {
       youngest = Math.max(youngest, w.busySince);
     }
     if (youngest + this.#longMs > now) {
-      return this.#pumpBy(youngest + this.#longMs, now);
+      return this.#pumpBy(youngest + this.#longMs);
     }
     if (this.#spares < this.#maxSpares) {
       this.#spares++;
@@ -349,23 +348,22 @@ export class WorkerPool {
       }
       soonest = Math.min(soonest, at);
     }
-    if (Number.isFinite(soonest)) this.#pumpBy(soonest, now);
+    if (Number.isFinite(soonest)) this.#pumpBy(soonest);
   }
 
   /**
-   * Runs #pump again at `at` or sooner. A timer due sooner is kept rather than replaced: it
-   * runs #pump, which arms the next. A pump runs on every request, and setting and clearing a
-   * timer each time cost more than the pump itself; a timer left armed when there is nothing
-   * to do any more only runs a pump that finds nothing.
+   * Runs #pump again at `at` or sooner, as a deadline beside the requests' ones. One due sooner
+   * is kept rather than replaced: it runs #pump, which asks for the next. A pump runs on every
+   * request, and a timer set and cleared each time cost more than the pump itself; one left
+   * when there is nothing to do any more only runs a pump that finds nothing.
    */
-  #pumpBy(at: number, now: number): void {
-    if (this.#pumpTimer !== undefined && this.#pumpAt <= at) return;
-    clearTimeout(this.#pumpTimer);
-    this.#pumpAt = at;
-    this.#pumpTimer = setTimeout(() => {
-      this.#pumpTimer = undefined;
+  #pumpBy(at: number): void {
+    if (this.#pumpAgain !== undefined && this.#pumpAgain.at <= at) return;
+    if (this.#pumpAgain !== undefined) this.#deadlines.cancel(this.#pumpAgain);
+    this.#pumpAgain = this.#deadlines.add(at, () => {
+      this.#pumpAgain = undefined;
       this.#pump();
-    }, at - now);
+    });
   }
 
   /** Seconds until some running request reaches its deadline, freeing its worker. */
@@ -505,7 +503,6 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     this.#closed = true;
-    clearTimeout(this.#pumpTimer);
     for (const w of this.#all) clearTimeout(w.retire);
     for (const waiter of [...this.#queue]) {
       waiter.fail(new WorkerError("the server is shutting down"));
