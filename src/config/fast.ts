@@ -1,17 +1,15 @@
 /**
- * The happy path of reading a config: js-yaml builds plain values (no document tree, no
- * positions) and the field tables check them. It only ever answers "valid, and these are the
- * settings" or "ask the full reader": any problem at all, or anything where the two readers
- * could disagree, is left to load.ts (the yaml document with positions), which is the one that
- * decides and says file:line:col. A config is read on every `once`, and yaml's document took
- * several times as long as the rest of a steady-state run's start-up together.
+ * The second way of reading a config, for one that block_yaml.ts declined (anchors, merge keys,
+ * flow mappings, block scalars): js-yaml builds plain values (no document tree, no positions)
+ * and the field tables check them. It only ever answers "valid, and these are the settings" or
+ * "ask the full reader": any problem at all, or anything where the two readers could disagree,
+ * is left to load.ts (the yaml document with positions), which is the one that decides and
+ * says file:line:col. yaml's document took several times as long as js-yaml.
  */
 // @ts-types="@types/js-yaml"
 import { FAILSAFE_SCHEMA, load, Type } from "js-yaml";
-import { effectiveSettings } from "./effective.ts";
-import { FEED_FIELDS, type Field, TOP_FIELDS } from "./fields.ts";
+import { checkedSettings } from "./checked.ts";
 import type { Settings } from "./types.ts";
-import type { RawConfig } from "./validate.ts";
 
 /** A plain scalar of YAML 1.2's core schema, matched as yaml matches it. */
 const core = (tag: string, pattern: RegExp, construct: (source: string) => unknown) =>
@@ -66,49 +64,5 @@ export function fastSettings(text: string, file: string, cwd: string): Settings 
   } catch {
     return null;
   }
-  const top = fieldsOf(doc, TOP_FIELDS);
-  if (top === null) return null;
-  if (top.refs !== undefined && !isMapping(top.refs)) return null;
-  delete top.refs;
-  const feeds = top.feeds;
-  if (!Array.isArray(feeds) || feeds.length === 0) return null;
-  const names = new Set<string>();
-  const checked: Record<string, unknown>[] = [];
-  for (const item of feeds) {
-    const feed = fieldsOf(item, FEED_FIELDS);
-    if (feed === null || names.has(feed.name as string)) return null;
-    names.add(feed.name as string);
-    checked.push(feed);
-  }
-  top.feeds = checked;
-  return effectiveSettings(top as unknown as RawConfig, file, cwd);
-}
-
-/**
- * A mapping's values checked against a field table, or null on any problem: a key that is not
- * a known field, a missing required key, a value its check refuses. `feeds` and `refs`, which
- * have no check, are returned as they are for the caller.
- */
-function fieldsOf(node: unknown, table: Record<string, Field>): Record<string, unknown> | null {
-  if (!isMapping(node)) return null;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (!Object.hasOwn(table, key)) return null;
-    const field = table[key];
-    if (field.each && Array.isArray(value)) {
-      if (value.length === 0 || value.some((item) => field.each!(item) !== null)) return null;
-    } else if (field.check || field.each) {
-      if ((field.check ?? field.each)!(value) !== null) return null;
-    }
-    out[key] = value;
-  }
-  for (const [key, field] of Object.entries(table)) {
-    if (field.required && !(key in out)) return null;
-  }
-  return out;
-}
-
-/** A YAML mapping as js-yaml builds it: a plain object. */
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return checkedSettings(doc, file, cwd);
 }

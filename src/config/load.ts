@@ -1,12 +1,12 @@
 /**
  * The full config reader: text → YAML document with positions → validated raw config →
  * effective settings, every problem reported as file:line:col. read.ts asks it only when the
- * fast reader (fast.ts) did not accept the config.
+ * readers that take only valid configs (block_yaml.ts, fast.ts) did not accept it.
  */
 import { LineCounter, parseDocument } from "yaml";
 import { effectiveSettings } from "./effective.ts";
 import { fastSettings } from "./fast.ts";
-import { ConfigError } from "./read.ts";
+import { blockSettings, ConfigError } from "./read.ts";
 import type { Settings } from "./types.ts";
 import { type Problem, validateDocument } from "./validate.ts";
 
@@ -18,7 +18,9 @@ function formatProblem(file: string, p: Problem): string {
 
 /** Parses and validates config text; `file` is only used in messages. Pure. */
 export function parseSettings(text: string, file: string, cwd: string): Settings {
-  return fastSettings(text, file, cwd) ?? documentSettings(text, file, cwd);
+  const quick = blockSettings(text, file, cwd);
+  return (quick === undefined ? fastSettings(text, file, cwd) : quick) ??
+    documentSettings(text, file, cwd);
 }
 
 /** parseSettings through the YAML document alone: what decides, and places every problem. */

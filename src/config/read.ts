@@ -1,10 +1,12 @@
 /**
- * Reading a config file, the way every command does: the fast reader (fast.ts) for a valid
- * config, the full one (load.ts, loaded only then) to find and place the problems of any other.
- * This module does not load the yaml package, so a run whose config is valid never does.
+ * Reading a config file, the way every command does: block_yaml.ts for a valid config in the
+ * YAML that configs are written in, fast.ts (js-yaml) for a valid one in any other, and the full
+ * reader (load.ts) to find and place the problems of the rest. The two readers with a YAML
+ * library are loaded only when they are needed, so a run whose config is plain loads neither.
  */
 import { fileReadProblem } from "../log/file_error.ts";
-import { fastSettings } from "./fast.ts";
+import { readBlockYaml } from "./block_yaml.ts";
+import { checkedSettings } from "./checked.ts";
 import type { Settings } from "./types.ts";
 
 /** The config cannot be used. `message` holds one line per problem, each naming file and place. */
@@ -52,6 +54,20 @@ export async function loadSettings(path: string, cwd = Deno.cwd()): Promise<Sett
     throw new ConfigError([`${path}: cannot read config: ${reason}`]);
   }
   text = text.replace(/^\uFEFF/, "");
-  return fastSettings(text, path, cwd) ??
-    (await import("./load.ts")).documentSettings(text, path, cwd);
+  let settings = blockSettings(text, path, cwd);
+  if (settings === undefined) settings = (await import("./fast.ts")).fastSettings(text, path, cwd);
+  return settings ?? (await import("./load.ts")).documentSettings(text, path, cwd);
+}
+
+/**
+ * The settings of a valid config read by block_yaml.ts; null for one with a problem (which the
+ * full reader reports), undefined when that reader left the text to a YAML library.
+ */
+export function blockSettings(
+  text: string,
+  file: string,
+  cwd: string,
+): Settings | null | undefined {
+  const doc = readBlockYaml(text);
+  return doc === undefined ? undefined : checkedSettings(doc, file, cwd);
 }

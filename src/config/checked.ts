@@ -1,0 +1,58 @@
+/**
+ * A config's plain values (as a YAML reader built them) checked against the field tables and
+ * turned into settings, or null on any problem at all: the readers that only take valid configs
+ * (block_yaml.ts, fast.ts) leave every problem to load.ts, which says file:line:col.
+ */
+import { effectiveSettings } from "./effective.ts";
+import { FEED_FIELDS, type Field, TOP_FIELDS } from "./fields.ts";
+import type { Settings } from "./types.ts";
+import type { RawConfig } from "./validate.ts";
+
+/** The settings of a valid config's values, or null when the full reader must decide. */
+export function checkedSettings(doc: unknown, file: string, cwd: string): Settings | null {
+  const top = fieldsOf(doc, TOP_FIELDS);
+  if (top === null) return null;
+  if (top.refs !== undefined && !isMapping(top.refs)) return null;
+  delete top.refs;
+  const feeds = top.feeds;
+  if (!Array.isArray(feeds) || feeds.length === 0) return null;
+  const names = new Set<string>();
+  const checked: Record<string, unknown>[] = [];
+  for (const item of feeds) {
+    const feed = fieldsOf(item, FEED_FIELDS);
+    if (feed === null || names.has(feed.name as string)) return null;
+    names.add(feed.name as string);
+    checked.push(feed);
+  }
+  top.feeds = checked;
+  return effectiveSettings(top as unknown as RawConfig, file, cwd);
+}
+
+/**
+ * A mapping's values checked against a field table, or null on any problem: a key that is not
+ * a known field, a missing required key, a value its check refuses. `feeds` and `refs`, which
+ * have no check, are returned as they are for the caller.
+ */
+function fieldsOf(node: unknown, table: Record<string, Field>): Record<string, unknown> | null {
+  if (!isMapping(node)) return null;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (!Object.hasOwn(table, key)) return null;
+    const field = table[key];
+    if (field.each && Array.isArray(value)) {
+      if (value.length === 0 || value.some((item) => field.each!(item) !== null)) return null;
+    } else if (field.check || field.each) {
+      if ((field.check ?? field.each)!(value) !== null) return null;
+    }
+    out[key] = value;
+  }
+  for (const [key, field] of Object.entries(table)) {
+    if (field.required && !(key in out)) return null;
+  }
+  return out;
+}
+
+/** A YAML mapping as the readers build it: a plain object. */
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
