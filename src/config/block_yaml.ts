@@ -76,6 +76,9 @@ function sequence(lines: Line[], at: { i: number }, indent: number): Plain[] {
       items.push(block(lines, at, indent + 1));
     } else if (isItem(rest)) {
       throw DECLINE; // `- - a`
+    } else if (QUOTED.test(rest)) {
+      at.i++;
+      items.push(scalar(rest));
     } else if (keyOf(rest) !== null) {
       // A mapping that starts on the dash's line: its keys line up with the first one.
       lines[at.i] = { indent: indent + column, text: rest };
@@ -162,6 +165,8 @@ const PLAIN = /^(?:[^\-?:,\[\]{}#&*!|>'"%@`\s]|[\-?:][^\s,\[\]{}])[^\t]*$/;
 const DOUBLE = /^"((?:[^"\\\x00-\x1f\x7f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*)"[ ]*(?:[ ]#.*)?$/;
 // deno-lint-ignore no-control-regex -- a quoted scalar may not hold them raw
 const SINGLE = /^'((?:[^'\x00-\x08\x0a-\x1f\x7f]|'')*)'[ ]*(?:[ ]#.*)?$/;
+/** A whole quoted scalar (and maybe a comment), as opposed to a quoted key. */
+const QUOTED = /^(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')[ ]*(?:[ ]#.*)?$/;
 const FLOW = /^\[([^\[\]{}"'#]*)\][ ]*(?:[ ]#.*)?$/;
 
 /** The value written after `key: ` or `- `, on one line. */

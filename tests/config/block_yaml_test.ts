@@ -85,6 +85,11 @@ Deno.test("line reader: the shapes configs are written in are taken", () => {
     `${HEAD}${FEED}    title: 'it''s'   # quoted\n`,
     `${HEAD}${FEED}    title:\n`,
     `${HEAD}${FEED}    proxy: ~\n    first_time_limit: 0x1F\n`,
+    `${HEAD}${FEED}    url:\n      - "http://127.0.0.1/x"\n      - 'http://127.0.0.1/y' # second\n`
+      .replace(
+        "    url: http://127.0.0.1/x\n",
+        "",
+      ),
     `${HEAD}-\n  name: b\n  channel: "@abc"\n  url: http://127.0.0.1/x\n  cron: "0 * * * *"\n  type: rss\n`,
   ];
   for (const text of texts) assert(agrees(text), `declined:\n${text}`);
@@ -102,6 +107,9 @@ Deno.test("line reader: declines what only a YAML library reads right", () => {
     `${HEAD}${FEED}    ? title\n    : T\n`,
     `${HEAD}${FEED}    [title]: T\n`,
     `${HEAD}${FEED}    "title": T\n`,
+    `${HEAD}  - "name": a\n`,
+    `${HEAD}  - "a" : b\n`,
+    `${HEAD}  - "a" b\n`,
     `${HEAD}${FEED}    1: T\n`,
     `${HEAD}${FEED}    true: T\n`,
     `${HEAD}${FEED}    null: T\n`,
