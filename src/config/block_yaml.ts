@@ -125,7 +125,7 @@ function mapping(lines: Line[], at: { i: number }, indent: number): Plain {
 function keyOf(text: string): [string, string] | null {
   const match = KEY.exec(text);
   if (match === null) {
-    if (/^["'?]|^[^\s#]*[^\s]:(?:\s|$)/.test(text)) throw DECLINE; // some other kind of key
+    if (/^["'?]|^[^ \t#]*[^ \t]:(?:[ \t]|$)/.test(text)) throw DECLINE; // some other kind of key
     return null;
   }
   const key = match[1];
@@ -160,7 +160,7 @@ function resolvePlain(source: string): Plain {
  * A plain scalar may not start with an indicator (`-`, `?` and `:` only when followed by a
  * space), and may not hold `: ` (a mapping), a tab or, in a flow sequence, `,[]{}`.
  */
-const PLAIN = /^(?:[^\-?:,\[\]{}#&*!|>'"%@`\s]|[\-?:][^\s,\[\]{}])[^\t]*$/;
+const PLAIN = /^(?:[^\-?:,\[\]{}#&*!|>'"%@` \t]|[\-?:][^ \t,\[\]{}])[^\t]*$/;
 // deno-lint-ignore no-control-regex -- a quoted scalar may not hold them raw
 const DOUBLE = /^"((?:[^"\\\x00-\x1f\x7f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*)"[ ]*(?:[ ]#.*)?$/;
 // deno-lint-ignore no-control-regex -- a quoted scalar may not hold them raw
@@ -168,6 +168,12 @@ const SINGLE = /^'((?:[^'\x00-\x08\x0a-\x1f\x7f]|'')*)'[ ]*(?:[ ]#.*)?$/;
 /** A whole quoted scalar (and maybe a comment), as opposed to a quoted key. */
 const QUOTED = /^(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')[ ]*(?:[ ]#.*)?$/;
 const FLOW = /^\[([^\[\]{}"'#]*)\][ ]*(?:[ ]#.*)?$/;
+
+/**
+ * `text` without the spaces and tabs around it: YAML's white space. String#trim would also take
+ * away what YAML keeps as content (a no-break space, other Unicode spaces).
+ */
+const trimmed = (text: string) => text.replace(/^[ \t]+|[ \t]+$/g, "");
 
 /** The value written after `key: ` or `- `, on one line. */
 function scalar(text: string): Plain {
@@ -189,17 +195,17 @@ function scalar(text: string): Plain {
     case "[": {
       const match = FLOW.exec(text);
       if (match === null) throw DECLINE;
-      const inner = match[1].trim();
+      const inner = trimmed(match[1]);
       if (inner === "") return [];
       return inner.split(",").map((item) => {
-        const source = item.trim();
-        if (!PLAIN.test(source) || /:(?:\s|$)/.test(source)) throw DECLINE;
+        const source = trimmed(item);
+        if (!PLAIN.test(source) || /:(?:[ \t]|$)/.test(source)) throw DECLINE;
         return resolvePlain(source);
       });
     }
   }
-  const hash = text.search(/\s#/);
-  const source = (hash < 0 ? text : text.slice(0, hash)).trimEnd();
-  if (!PLAIN.test(source) || /:(?:\s|$)| #/.test(source)) throw DECLINE;
+  const hash = text.search(/[ \t]#/);
+  const source = trimmed(hash < 0 ? text : text.slice(0, hash));
+  if (!PLAIN.test(source) || /:(?:[ \t]|$)| #/.test(source)) throw DECLINE;
   return resolvePlain(source);
 }

@@ -164,6 +164,12 @@ Deno.test("line reader: plain scalars are read as YAML 1.2's core schema reads t
     "[1, true, ~, x, -2.5, .nan]",
     "[a b, c]",
     "[a, , b]",
+    // White space to YAML is a space or a tab; a no-break space is content.
+    "a\u00a0",
+    "a\u00a0#b",
+    "\u00a0a",
+    "[a\u00a0, b]",
+    "a\u3000",
     "[a,]",
     "{}",
     '"',
@@ -213,4 +219,85 @@ Deno.test("line reader: structure variants agree with yaml or are declined", () 
     }
   }
   assert(taken >= all, `${taken} of ${all * 2}`);
+});
+
+/** A small seeded generator, so a failing case can be found again. */
+function mulberry32(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+Deno.test("line reader: corpus configs with a few characters changed agree with yaml or are declined", async () => {
+  const seeds = await Promise.all(
+    (await corpusCases()).map((c) => Deno.readTextFile(c.path)),
+  );
+  // What YAML treats specially, and what only looks like white space or a break to JavaScript.
+  const pieces = [
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\r\n",
+    "\r",
+    "#",
+    ":",
+    ": ",
+    "-",
+    "- ",
+    "'",
+    '"',
+    "\\",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    "&",
+    "*",
+    "!",
+    "|",
+    ">",
+    "%",
+    "@",
+    "`",
+    "?",
+    "é",
+    "\u0085",
+    "\u00a0",
+    "\u3000",
+    "\u2028",
+    "\ufeff",
+    "\v",
+    "\f",
+    "0",
+    "1",
+    ".",
+    "e",
+    "x",
+    "true",
+    "null",
+    "~",
+    "<<",
+    "0x",
+    ".inf",
+  ];
+  const random = mulberry32(14);
+  const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
+  let taken = 0;
+  for (let n = 0; n < 20_000; n++) {
+    let text = pick(seeds);
+    for (let edits = 1 + Math.floor(random() * 3); edits > 0; edits--) {
+      const at = Math.floor(random() * text.length);
+      const how = random();
+      if (how < 0.4) text = text.slice(0, at) + pick(pieces) + text.slice(at);
+      else if (how < 0.7) text = text.slice(0, at) + text.slice(at + 1 + Math.floor(random() * 3));
+      else text = text.slice(0, at) + pick(pieces) + text.slice(at + 1);
+    }
+    if (agrees(text)) taken++;
+  }
+  assert(taken >= 2_000, `${taken}`);
 });
