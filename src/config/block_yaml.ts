@@ -12,6 +12,8 @@
  * steady-state run than everything else before the first fetch.
  */
 
+import { isNonString, resolvePlain } from "./core_schema.ts";
+
 /** A YAML value as plain data. */
 export type Plain = null | boolean | number | string | Plain[] | { [key: string]: Plain };
 
@@ -76,10 +78,7 @@ function sequence(lines: Line[], at: { i: number }, indent: number): Plain[] {
       items.push(block(lines, at, indent + 1));
     } else if (isItem(rest)) {
       throw DECLINE; // `- - a`
-    } else if (QUOTED.test(rest)) {
-      at.i++;
-      items.push(scalar(rest));
-    } else if (keyOf(rest) !== null) {
+    } else if (!QUOTED.test(rest) && keyOf(rest) !== null) {
       // A mapping that starts on the dash's line: its keys line up with the first one.
       lines[at.i] = { indent: indent + column, text: rest };
       items.push(mapping(lines, at, indent + column));
@@ -129,32 +128,12 @@ function keyOf(text: string): [string, string] | null {
     return null;
   }
   const key = match[1];
-  if (NULL.test(key) || BOOL.test(key) || key === "__proto__") throw DECLINE;
+  // A word read as a number is no key here: KEY takes no digit first.
+  if (isNonString(key) || key === "__proto__") throw DECLINE;
   return [key, text.slice(match[0].length)];
 }
 
 const KEY = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +|$)/;
-
-// YAML 1.2's core schema, with the yaml package's patterns.
-const NULL = /^(?:~|[Nn]ull|NULL)?$/;
-const BOOL = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
-const INT = /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/;
-const FLOAT =
-  /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
-
-/** A plain scalar's value under the core schema. */
-function resolvePlain(source: string): Plain {
-  if (NULL.test(source)) return null;
-  if (BOOL.test(source)) return source[0] === "t" || source[0] === "T";
-  if (INT.test(source)) {
-    return source.startsWith("0o") ? parseInt(source.slice(2), 8) : Number(source);
-  }
-  if (FLOAT.test(source)) {
-    if (!/[fF]$/.test(source)) return Number(source);
-    return source[0] === "-" ? -Infinity : Infinity;
-  }
-  return source;
-}
 
 /**
  * A plain scalar may not start with an indicator (`-`, `?` and `:` only when followed by a

@@ -9,6 +9,7 @@
 // @ts-types="@types/js-yaml"
 import { FAILSAFE_SCHEMA, load, Type } from "js-yaml";
 import { checkedSettings } from "./checked.ts";
+import { CORE_SCALARS } from "./core_schema.ts";
 import type { Settings } from "./types.ts";
 
 /** A plain scalar of YAML 1.2's core schema, matched as yaml matches it. */
@@ -27,18 +28,7 @@ const core = (tag: string, pattern: RegExp, construct: (source: string) => unkno
  */
 const SCHEMA = FAILSAFE_SCHEMA.extend({
   implicit: [
-    core("null", /^(?:~|[Nn]ull|NULL)?$/, () => null),
-    core("bool", /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (s) => s[0] === "t" || s[0] === "T"),
-    core(
-      "int",
-      /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/,
-      (s) => s.startsWith("0o") ? parseInt(s.slice(2), 8) : Number(s),
-    ),
-    core(
-      "float",
-      /^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/,
-      (s) => s.endsWith("f") || s.endsWith("F") ? (s[0] === "-" ? -Infinity : Infinity) : Number(s),
-    ),
+    ...CORE_SCALARS.map(({ tag, pattern, construct }) => core(tag, pattern, construct)),
     // js-yaml merges a key of this tag (a plain `<<`) as yaml's `merge: true` does.
     core("merge", /^<<$/, (s) => s),
   ],
