@@ -10,7 +10,7 @@ import type { RawConfig } from "./validate.ts";
 
 /** The settings of a valid config's values, or null when the full reader must decide. */
 export function checkedSettings(doc: unknown, file: string, cwd: string): Settings | null {
-  const top = fieldsOf(doc, TOP_FIELDS);
+  const top = fieldsOf(doc, TOP);
   if (top === null) return null;
   if (top.refs !== undefined && !isMapping(top.refs)) return null;
   delete top.refs;
@@ -19,7 +19,7 @@ export function checkedSettings(doc: unknown, file: string, cwd: string): Settin
   const names = new Set<string>();
   const checked: Record<string, unknown>[] = [];
   for (const item of feeds) {
-    const feed = fieldsOf(item, FEED_FIELDS);
+    const feed = fieldsOf(item, FEED);
     if (feed === null || names.has(feed.name as string)) return null;
     names.add(feed.name as string);
     checked.push(feed);
@@ -28,17 +28,34 @@ export function checkedSettings(doc: unknown, file: string, cwd: string): Settin
   return effectiveSettings(top as unknown as RawConfig, file, cwd);
 }
 
+/** A field table and how many of its fields are required, counted once, not per mapping. */
+interface Table {
+  fields: Record<string, Field>;
+  required: number;
+}
+
+const table = (fields: Record<string, Field>): Table => ({
+  fields,
+  required: Object.values(fields).filter((field) => field.required).length,
+});
+
+const TOP = table(TOP_FIELDS);
+const FEED = table(FEED_FIELDS);
+
 /**
  * A mapping's values checked against a field table, or null on any problem: a key that is not
  * a known field, a missing required key, a value its check refuses. `feeds` and `refs`, which
  * have no check, are returned as they are for the caller.
  */
-function fieldsOf(node: unknown, table: Record<string, Field>): Record<string, unknown> | null {
+function fieldsOf(node: unknown, { fields, required }: Table): Record<string, unknown> | null {
   if (!isMapping(node)) return null;
   const out: Record<string, unknown> = {};
+  // A mapping's keys are distinct: all required fields are there when as many were met.
+  let met = 0;
   for (const [key, value] of Object.entries(node)) {
-    if (!Object.hasOwn(table, key)) return null;
-    const field = table[key];
+    if (!Object.hasOwn(fields, key)) return null;
+    const field = fields[key];
+    if (field.required) met++;
     if (field.each && Array.isArray(value)) {
       if (value.length === 0 || value.some((item) => field.each!(item) !== null)) return null;
     } else if (field.check || field.each) {
@@ -46,10 +63,7 @@ function fieldsOf(node: unknown, table: Record<string, Field>): Record<string, u
     }
     out[key] = value;
   }
-  for (const [key, field] of Object.entries(table)) {
-    if (field.required && !(key in out)) return null;
-  }
-  return out;
+  return met === required ? out : null;
 }
 
 /** A YAML mapping as the readers build it: a plain object. */
