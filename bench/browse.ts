@@ -16,7 +16,7 @@
  * (BENCH_BROWSE_LIMITS=0 skips it after part 1).
  */
 import Database from "libsql";
-import { startBrowser } from "../src/browse/server.ts";
+import { startBrowser } from "../src/browse/http/server.ts";
 import { SERVER_V8_FLAGS } from "../src/cli/browse_v8.ts";
 
 const ROWS = 100_000;

@@ -1,6 +1,6 @@
-import { isRemote, localPath } from "../browse/db_url.ts";
-import { accessProblem } from "../browse/security.ts";
-import { BrowseError, startBrowser } from "../browse/server.ts";
+import { isRemote, localPath } from "../browse/sql/db_url.ts";
+import { accessProblem } from "../browse/http/security.ts";
+import { BrowseError, startBrowser } from "../browse/http/server.ts";
 import { redactUrl } from "../log/secret.ts";
 import { fileReadProblem } from "../log/file_error.ts";
 import { execWithServerFlags } from "./browse_v8.ts";
@@ -75,7 +75,7 @@ export async function run(argv: string[]): Promise<number> {
   if (argv[0] === "--query-worker") {
     // How a compiled courier starts its own query workers (see src/browse/spawn.ts). Loaded
     // only here: the server process never loads the database driver.
-    const { runWorker } = await import("../browse/worker.ts");
+    const { runWorker } = await import("../browse/pool/worker.ts");
     await runWorker();
     return 0;
   }

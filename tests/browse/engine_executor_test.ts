@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { openLocal } from "../../src/browse/db.ts";
-import { Executor } from "../../src/browse/executor.ts";
-import type { WorkerRequest } from "../../src/browse/protocol.ts";
+import { openLocal } from "../../src/browse/sql/db.ts";
+import { Executor } from "../../src/browse/sql/executor.ts";
+import type { WorkerRequest } from "../../src/browse/pool/protocol.ts";
 import { makeFixtureDb } from "../support/browse_fixtures.ts";
 
 /** Runs one request on an executor in this process; returns its status and parsed body. */

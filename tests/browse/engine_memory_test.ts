@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { MAX_JSON_ANSWER_CHARS } from "../../src/browse/encode_json.ts";
+import { MAX_JSON_ANSWER_CHARS } from "../../src/browse/sql/encode_json.ts";
 import {
   fileHash,
   makeFixtureDb,

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import Database from "libsql";
 import { DatabaseSync } from "node:sqlite";
-import { openLocal } from "../../src/browse/db.ts";
-import type { Db, RunOptions } from "../../src/browse/db_core.ts";
-import { openLocalNode } from "../../src/browse/db_node.ts";
-import { jsonRowOf, jsonRowsOf } from "../../src/browse/encode_json.ts";
-import { toApiValue } from "../../src/browse/values.ts";
-import { Executor } from "../../src/browse/executor.ts";
-import type { WorkerRequest } from "../../src/browse/protocol.ts";
+import { openLocal } from "../../src/browse/sql/db.ts";
+import type { Db, RunOptions } from "../../src/browse/sql/db_core.ts";
+import { openLocalNode } from "../../src/browse/sql/db_node.ts";
+import { jsonRowOf, jsonRowsOf } from "../../src/browse/sql/encode_json.ts";
+import { toApiValue } from "../../src/browse/sql/values.ts";
+import { Executor } from "../../src/browse/sql/executor.ts";
+import type { WorkerRequest } from "../../src/browse/pool/protocol.ts";
 import { makeFixtureDb, postQuery, startTestBrowser } from "../support/browse_fixtures.ts";
 import { random } from "../support/generated.ts";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { type Db, openLocal } from "../../src/browse/db.ts";
-import { Executor } from "../../src/browse/executor.ts";
-import type { WorkerRequest } from "../../src/browse/protocol.ts";
-import { compilesQueryOnly } from "../../src/browse/sql_text.ts";
+import { type Db, openLocal } from "../../src/browse/sql/db.ts";
+import { Executor } from "../../src/browse/sql/executor.ts";
+import type { WorkerRequest } from "../../src/browse/pool/protocol.ts";
+import { compilesQueryOnly } from "../../src/browse/sql/sql_text.ts";
 import { makeFixtureDb } from "../support/browse_fixtures.ts";
 
 Deno.test("compilesQueryOnly: only text that starts a query, past comments and EXPLAIN", () => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createApp } from "../../src/browse/app.ts";
+import { createApp } from "../../src/browse/http/app.ts";
 import { api, fileHash, makeFixtureDb, startTestBrowser } from "../support/browse_fixtures.ts";
 import { type RawAnswer, rawRequest } from "../support/raw_http.ts";
 

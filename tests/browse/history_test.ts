@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { History } from "../../src/browse/history.ts";
+import { History } from "../../src/browse/http/history.ts";
 
 Deno.test("history: keeps the last `limit` calls, oldest first, as they wrap around", () => {
   let t = 0;

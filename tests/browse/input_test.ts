@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { HttpError } from "../../src/browse/http_error.ts";
-import { parseJson, parseParams, queryInput } from "../../src/browse/input.ts";
+import { HttpError } from "../../src/browse/http/http_error.ts";
+import { parseJson, parseParams, queryInput } from "../../src/browse/http/input.ts";
 import { api, makeFixtureDb, postQuery, startTestBrowser } from "../support/browse_fixtures.ts";
 
 const refused = (pattern: RegExp) => (e: unknown) =>

@@ -3,7 +3,7 @@ import Database from "libsql";
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { api, fileHash, makeFixtureDb, startTestBrowser } from "../support/browse_fixtures.ts";
 import { type Browser, launchChromium, type Page, readPng } from "../support/chromium.ts";
-import type { BrowseOptions, RunningBrowser } from "../../src/browse/server.ts";
+import type { BrowseOptions, RunningBrowser } from "../../src/browse/http/server.ts";
 
 /** Where the screenshots go: $COURIER_SCREENSHOT_DIR to keep them, else a temp dir. */
 async function screenshotDir(): Promise<string> {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { PoolEvent } from "../../src/browse/pool.ts";
+import type { PoolEvent } from "../../src/browse/pool/pool.ts";
 import { makeFixtureDb, postQuery, startTestBrowser } from "../support/browse_fixtures.ts";
 import { bounded } from "../support/deadline.ts";
 import { events, nextEvent, postJson, startPoolServer } from "../support/pool_server.ts";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import Database from "libsql";
-import { WorkerPool } from "../../src/browse/pool.ts";
-import { encodeFrame, FRAME_JSON } from "../../src/browse/protocol.ts";
-import { workerArgs, workerPermissions, workerSpawner } from "../../src/browse/spawn.ts";
+import { WorkerPool } from "../../src/browse/pool/pool.ts";
+import { encodeFrame, FRAME_JSON } from "../../src/browse/pool/protocol.ts";
+import { workerArgs, workerPermissions, workerSpawner } from "../../src/browse/pool/spawn.ts";
 import { makeFixtureDb } from "../support/browse_fixtures.ts";
 
 const PROBE = new URL("../support/worker_probe.ts", import.meta.url);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { WorkerPool } from "../../src/browse/pool.ts";
+import type { WorkerPool } from "../../src/browse/pool/pool.ts";
 import { makeFixtureDb } from "../support/browse_fixtures.ts";
 import { bounded } from "../support/deadline.ts";
 import { events, nextEvent, startPoolServer } from "../support/pool_server.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { WorkerPool } from "../../src/browse/pool.ts";
+import { WorkerPool } from "../../src/browse/pool/pool.ts";
 import { bounded } from "../support/deadline.ts";
 
 const STUB = new URL("../support/recycling_worker.ts", import.meta.url);

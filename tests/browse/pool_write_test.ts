@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { WorkerError, WorkerPool } from "../../src/browse/pool.ts";
+import { WorkerError, WorkerPool } from "../../src/browse/pool/pool.ts";
 
 /**
  * A stand-in worker: reads its config, says it is ready, then exits without reading the

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { BrowseError, startBrowser } from "../../src/browse/server.ts";
+import { BrowseError, startBrowser } from "../../src/browse/http/server.ts";
 import { api, makeFixtureDb, startTestBrowser } from "../support/browse_fixtures.ts";
 
 Deno.test("security: bearer token, Host check, Origin check, CORS", async (t) => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { singleStatement, SqlTextError, tokenize } from "../../src/browse/sql_text.ts";
-import { checkProgram, checkTokens, planPragma, RefusedError } from "../../src/browse/guard.ts";
-import { explainPrefix, listableBlobs } from "../../src/browse/sql_text.ts";
+import { singleStatement, SqlTextError, tokenize } from "../../src/browse/sql/sql_text.ts";
+import { checkProgram, checkTokens, planPragma, RefusedError } from "../../src/browse/sql/guard.ts";
+import { explainPrefix, listableBlobs } from "../../src/browse/sql/sql_text.ts";
 
 Deno.test("tokenize: strings, quoted names and comments are not words", () => {
   const t = tokenize(`SELECT 'readfile', "we""ird", [br]acket, \`bq\` -- readfile\n/* x */ 1.5e-3`);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { searchOf } from "../../src/browse/input.ts";
-import { allowedHosts, hostAllowed, urlHostAllowed } from "../../src/browse/security.ts";
+import { searchOf } from "../../src/browse/http/input.ts";
+import { allowedHosts, hostAllowed, urlHostAllowed } from "../../src/browse/http/security.ts";
 
 const URLS = [
   "http://127.0.0.1:8080/api/query?query=SELECT%20*%20FROM%20t%20WHERE%20id%20%3D%201",

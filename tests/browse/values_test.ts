@@ -1,5 +1,5 @@
 import { parseDocument } from "htmlparser2";
-import { xmlHead, xmlRow } from "../../src/browse/encode_xml.ts";
+import { xmlHead, xmlRow } from "../../src/browse/sql/encode_xml.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 
 Deno.test("values: XML rows escape markup and replace characters XML cannot carry", () => {

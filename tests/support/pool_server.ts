@@ -1,5 +1,5 @@
-import { createApp } from "../../src/browse/app.ts";
-import { type PoolEvent, type PoolOptions, WorkerPool } from "../../src/browse/pool.ts";
+import { createApp } from "../../src/browse/http/app.ts";
+import { type PoolEvent, type PoolOptions, WorkerPool } from "../../src/browse/pool/pool.ts";
 
 export interface PoolServer {
   port: number;

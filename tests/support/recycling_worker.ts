@@ -9,7 +9,7 @@ import {
   FRAME_END,
   FRAME_JSON,
   FrameReader,
-} from "../../src/browse/protocol.ts";
+} from "../../src/browse/pool/protocol.ts";
 
 const reader = new FrameReader(Deno.stdin.readable);
 const write = (bytes: Uint8Array) => {

@@ -6,7 +6,7 @@
 import Database from "libsql";
 import { DatabaseSync } from "node:sqlite";
 import { getHeapStatistics } from "node:v8";
-import { frameJson, FrameReader } from "../../src/browse/protocol.ts";
+import { frameJson, FrameReader } from "../../src/browse/pool/protocol.ts";
 
 async function attempt(fn: () => Promise<unknown>): Promise<string> {
   try {

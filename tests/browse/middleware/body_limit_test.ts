@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { bodyLimitGuard } from "../../../src/browse/middleware/body_limit.ts";
+import { bodyLimitGuard } from "../../../src/browse/http/middleware/body_limit.ts";
 
 function app() {
   const a = new Hono();

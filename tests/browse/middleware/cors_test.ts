@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { corsGuard } from "../../../src/browse/middleware/cors.ts";
+import { corsGuard } from "../../../src/browse/http/middleware/cors.ts";
 
 function app(origins: string[]) {
   const a = new Hono();

@@ -7,7 +7,7 @@ import {
   securedResponse,
   SECURITY_HEADERS,
   securityHeaders,
-} from "../../../src/browse/middleware/headers.ts";
+} from "../../../src/browse/http/middleware/headers.ts";
 
 Deno.test("securityHeaders: on answers, refusals, thrown errors and 404s", async () => {
   const app = new Hono();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { hostGuard } from "../../../src/browse/middleware/host.ts";
-import { allowedHosts } from "../../../src/browse/security.ts";
+import { hostGuard } from "../../../src/browse/http/middleware/host.ts";
+import { allowedHosts } from "../../../src/browse/http/security.ts";
 
 function app(bindHost: string) {
   const a = new Hono();

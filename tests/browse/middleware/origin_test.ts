@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { originGuard } from "../../../src/browse/middleware/origin.ts";
+import { originGuard } from "../../../src/browse/http/middleware/origin.ts";
 
 function app(cors: string[]) {
   const a = new Hono();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { tokenGuard } from "../../../src/browse/middleware/token.ts";
+import { tokenGuard } from "../../../src/browse/http/middleware/token.ts";
 
 const TOKEN = "s3cret-token-value";
 

@@ -1,6 +1,6 @@
 import { DatabaseSync } from "node:sqlite";
 import { type Db, DbError, type Params, programOf } from "./db_core.ts";
-import { primaryCodeName } from "../store/sqlite.ts";
+import { primaryCodeName } from "../../store/sqlite.ts";
 import { compilesQueryOnly } from "./sql_text.ts";
 
 /**

@@ -2,7 +2,7 @@ import { type Db, DbError } from "./db_core.ts";
 import { RefusedError } from "./guard.ts";
 import { indexes, info, resolveTable, table, tables } from "./introspect.ts";
 import { ProgramCache } from "./programs.ts";
-import type { WorkerRequest } from "./protocol.ts";
+import type { WorkerRequest } from "../pool/protocol.ts";
 import { JSON_TYPE, runQuery, type Sink } from "./query.ts";
 import { baseline, HARD_HEAP_LIMIT, restore } from "./settings.ts";
 import { SqlTextError } from "./sql_text.ts";

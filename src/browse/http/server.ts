@@ -1,6 +1,6 @@
 import { createApp } from "./app.ts";
 import { History } from "./history.ts";
-import { WorkerPool } from "./pool.ts";
+import { WorkerPool } from "../pool/pool.ts";
 import { accessProblem } from "./security.ts";
 
 /** A start-up refusal (unsafe binding, unopenable database): one line, no stack. */

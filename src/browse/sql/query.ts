@@ -12,7 +12,7 @@ import {
 import { XML_TAIL, xmlHead, xmlRow } from "./encode_xml.ts";
 import { checkTokens, planPragma, type PragmaPlan, RefusedError } from "./guard.ts";
 import { type ProgramCache, verdictOf } from "./programs.ts";
-import type { WorkerHead, WorkerRequest } from "./protocol.ts";
+import type { WorkerHead, WorkerRequest } from "../pool/protocol.ts";
 import {
   explainPrefix,
   listableBlobs,

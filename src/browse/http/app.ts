@@ -17,8 +17,8 @@ import {
   QueueFullError,
   WorkerError,
   type WorkerPool,
-} from "./pool.ts";
-import type { WorkerRequest } from "./protocol.ts";
+} from "../pool/pool.ts";
+import type { WorkerRequest } from "../pool/protocol.ts";
 import { allowedHosts } from "./security.ts";
 
 export interface AppOptions {

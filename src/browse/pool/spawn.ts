@@ -1,11 +1,11 @@
-import { isRemote, localPath } from "./db_url.ts";
+import { isRemote, localPath } from "../sql/db_url.ts";
 import type { WorkerConfig } from "./protocol.ts";
 
 /** How to start one worker process. */
 export type SpawnWorker = () => Deno.ChildProcess;
 
 const WORKER_MODULE = new URL("./worker.ts", import.meta.url);
-const DENO_JSON = new URL("../../deno.json", import.meta.url);
+const DENO_JSON = new URL("../../../deno.json", import.meta.url);
 
 /**
  * V8 flags for workers, set through the environment so they reach a compiled courier too.

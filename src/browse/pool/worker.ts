@@ -1,7 +1,7 @@
-import { type Db, DbError } from "./db_core.ts";
-import { openLocalNode } from "./db_node.ts";
-import { isRemote, localPath } from "./db_url.ts";
-import { Executor, scrub } from "./executor.ts";
+import { type Db, DbError } from "../sql/db_core.ts";
+import { openLocalNode } from "../sql/db_node.ts";
+import { isRemote, localPath } from "../sql/db_url.ts";
+import { Executor, scrub } from "../sql/executor.ts";
 import {
   encodeFrame,
   FRAME_BODY,
@@ -125,7 +125,7 @@ export async function runWorker(): Promise<void> {
   const paths = remote ? [] : serverPaths(path);
   /** An executor over the libsql driver (loaded only when needed): remote, --write, fallback. */
   const libsql = async (): Promise<Executor> => {
-    const { openLocal, openRemote } = await import("./db.ts");
+    const { openLocal, openRemote } = await import("../sql/db.ts");
     const db = remote
       ? openRemote(config.database, config.authToken, config.write)
       : openLocal(path, config.write);
