@@ -20,7 +20,7 @@ function bigTable(path: string, journal: "delete" | "wal"): void {
   const db = new Database(path);
   db.exec(`PRAGMA journal_mode = ${journal};
     CREATE TABLE many (n INTEGER);
-    INSERT INTO many SELECT value FROM generate_series(1, 5000);`);
+    INSERT INTO many SELECT value FROM (WITH RECURSIVE s(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM s WHERE value < 5000) SELECT value FROM s);`);
   db.close();
 }
 
@@ -91,7 +91,7 @@ Deno.test("state: --write commits each request; the row survives the server; tra
     assert.equal(canWrite(reader), true, "no write lock is held");
     const ret = await postQuery(
       b,
-      "INSERT INTO x (y) SELECT value FROM generate_series(1, 50) RETURNING y",
+      "INSERT INTO x (y) SELECT value FROM (WITH RECURSIVE s(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM s WHERE value < 50) SELECT value FROM s) RETURNING y",
     );
     assert.equal(ret.status, 200, ret.text);
     assert.equal((ret.body as { truncated: boolean }).truncated, true);

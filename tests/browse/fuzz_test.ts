@@ -192,9 +192,14 @@ Deno.test("fuzz: random SQL and paths never answer 500, never read a file, never
           body,
         });
       }
-      const text = await res.text();
+      const what = `seed ${seed}, request ${i}: ${route} ${format} ${JSON.stringify(sql)}`;
+      let text: string;
+      try {
+        text = await res.text();
+      } catch (error) {
+        throw new Error(`${what}: the answer broke off (${error})`);
+      }
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      const what = `seed ${seed}, request ${i}: ${route} ${JSON.stringify(sql)}`;
       assert.notEqual(res.status, 500, `${what}: ${text}`);
       assert.ok(!text.includes(secret), `${what}: the secret file was read`);
       assert.ok(!text.includes(dir + "/fixture.db"), `${what}: a server path leaked`);

@@ -7,11 +7,11 @@ import { api, makeFixtureDb, postQuery, startTestBrowser } from "../support/brow
 const refused = (pattern: RegExp) => (e: unknown) =>
   e instanceof HttpError && e.status === 400 && pattern.test(e.message);
 
-Deno.test("parseJson: integer literals a double cannot hold stay exact", () => {
+Deno.test("parseJson: integer literals stay integers, exact beyond 2^53", () => {
   assert.deepEqual(parseJson("[9007199254740993, -9007199254740993, 9007199254740991]"), [
     9007199254740993n,
     -9007199254740993n,
-    9007199254740991,
+    9007199254740991n,
   ]);
   // Written with a fraction or an exponent, a number says it is a double.
   assert.deepEqual(parseJson("[9007199254740993.0, 1e20, 1.5]"), [
@@ -24,22 +24,23 @@ Deno.test("parseJson: integer literals a double cannot hold stay exact", () => {
   });
 });
 
-Deno.test("parseParams: unsafe integers go to the worker as exact $int decimals", () => {
+Deno.test("parseParams: integers go to the worker as exact $int decimals, reals as numbers", () => {
   assert.deepEqual(
     parseParams(
-      "[9007199254740993, -9007199254740993, 9223372036854775807, -9223372036854775808, 42]",
+      "[9007199254740993, -9007199254740993, 9223372036854775807, -9223372036854775808, 42, 4.5]",
     ),
     [
       { $int: "9007199254740993" },
       { $int: "-9007199254740993" },
       { $int: "9223372036854775807" },
       { $int: "-9223372036854775808" },
-      42,
+      { $int: "42" },
+      4.5,
     ],
   );
   assert.deepEqual(parseParams('{"id": -9007199254740995, "n": 1, "t": true}'), {
     id: { $int: "-9007199254740995" },
-    n: 1,
+    n: { $int: "1" },
     t: 1,
   });
 });

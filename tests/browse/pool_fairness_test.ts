@@ -93,14 +93,14 @@ Deno.test(
       const holders = [
         await sendQuery(
           s.port,
-          "SELECT printf('%.*c', 100000, 'x') FROM generate_series(1, 1000)",
+          "SELECT printf('%.*c', 100000, 'x') FROM (WITH RECURSIVE s(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM s WHERE value < 1000) SELECT value FROM s)",
           {
             format: "csv",
           },
         ),
         await sendQuery(
           s.port,
-          "SELECT printf('%.*c', 100000, 'y') FROM generate_series(1, 1000)",
+          "SELECT printf('%.*c', 100000, 'y') FROM (WITH RECURSIVE s(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM s WHERE value < 1000) SELECT value FROM s)",
           {
             format: "csv",
           },

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { encodeFrame, FRAME_BODY, FRAME_JSON, SyncFrameReader } from "../../src/browse/pool/protocol.ts";
+import {
+  encodeFrame,
+  FRAME_BODY,
+  FRAME_JSON,
+  SyncFrameReader,
+} from "../../src/browse/pool/protocol.ts";
 
 /** A file whose reads hand out `bytes` at most `step` at a time. */
 function dribble(bytes: Uint8Array, step: number) {

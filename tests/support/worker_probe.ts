@@ -1,10 +1,9 @@
 /**
  * Started in place of the query worker, with the pool's own arguments and environment: reports
- * what the worker process may do. It loads and uses node:sqlite and the libsql driver as the
- * worker does, so a permission the worker needs but lacks fails here too.
+ * what the worker process may do. It opens the database through the worker's own engine, so a
+ * permission the worker needs but lacks fails here too.
  */
-import Database from "libsql";
-import { DatabaseSync } from "node:sqlite";
+import { openLocal } from "../../src/browse/sql/local.ts";
 import { getHeapStatistics } from "node:v8";
 import { frameJson, FrameReader } from "../../src/browse/pool/protocol.ts";
 
@@ -20,17 +19,13 @@ async function attempt(fn: () => Promise<unknown>): Promise<string> {
 // The first frame, as the worker gets it: the config, here with `outside`, a file to try.
 const reader = new FrameReader(Deno.stdin.readable);
 const config = frameJson<{ database: string; outside: string }>((await reader.read())!);
-const db = new Database(`file:${config.database}?mode=ro`);
-const rows = db.prepare("SELECT count(*) AS n FROM items").all();
+const db = openLocal(config.database, false);
+const rows = await db.all("SELECT count(*) AS n FROM items");
 db.close();
-const node = new DatabaseSync(config.database, { readOnly: true });
-const nodeRows = node.prepare("SELECT count(*) AS n FROM items").all();
-node.close();
 const dir = config.database.replace(/\/[^/]*$/, "");
 const state = async (desc: Deno.PermissionDescriptor) => (await Deno.permissions.query(desc)).state;
 const report = {
-  rows,
-  nodeRows,
+  rows: rows.map((r) => r.map(Number)),
   heapLimitMiB: Math.round(getHeapStatistics().heap_size_limit / 1024 / 1024),
   readOutside: await attempt(() => Deno.readTextFile(config.outside)),
   readDatabase: await attempt(() => Deno.readFile(config.database)),

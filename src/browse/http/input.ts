@@ -12,7 +12,7 @@ export interface QueryInput {
   format?: Format;
 }
 
-/** An integer the worker binds exactly (as a 64-bit integer): its decimal text. */
+/** An integer the worker binds as SQLite's INTEGER, exactly: its decimal text. */
 export interface ExactInt {
   $int: string;
 }
@@ -21,13 +21,14 @@ const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 /**
- * JSON.parse that keeps integer literals beyond ±(2^53-1) exact, as bigints, by reading each
- * number's source text (the reviver's third argument, V8's JSON.parse source text access).
- * Numbers written with a fraction or an exponent stay doubles: that is what they say they are.
+ * JSON.parse that keeps every integer literal an integer, as a bigint, by reading each
+ * number's source text (the reviver's third argument, V8's JSON.parse source text access):
+ * `5` is bound as SQLite's INTEGER 5 and stays exact beyond 2^53. Numbers written with a
+ * fraction or an exponent stay doubles (REAL): that is what they say they are.
  */
 export function parseJson(text: string): unknown {
   return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) => {
-    if (typeof value !== "number" || Number.isSafeInteger(value)) return value;
+    if (typeof value !== "number") return value;
     const source = context?.source;
     return source !== undefined && /^-?\d+$/.test(source) ? BigInt(source) : value;
   });

@@ -23,61 +23,39 @@ const DENO_JSON = new URL("../../../deno.json", import.meta.url);
 export const WORKER_V8_FLAGS = "--max-semi-space-size=2,--max-old-space-size=512";
 
 /**
- * The directory the libsql native addon is loaded from: the npm root that holds both `libsql`
- * and its platform package (`@libsql/linux-x64-gnu`...), so `--allow-ffi` can name it rather
- * than every path. Null when it cannot be found (then FFI is allowed without a path).
+ * A Deno permission list naming `path`, or its directory when the name holds a comma (Deno
+ * splits its lists at commas and has no escape for one); null when neither can be named.
  */
-function npmRoot(): string | null {
-  let index: string;
-  try {
-    const url = new URL(import.meta.resolve("libsql"));
-    if (url.protocol !== "file:") return null;
-    index = decodeURIComponent(url.pathname);
-  } catch {
-    return null;
-  }
-  // A node_modules layout: everything lives under the first node_modules directory.
-  const nm = index.indexOf("/node_modules/");
-  if (nm >= 0) return index.slice(0, nm + "/node_modules".length);
-  // Deno's global cache: <registry>/libsql/<version>/index.js beside <registry>/@libsql/...
-  const parts = index.split("/");
-  return parts.length > 4 ? parts.slice(0, -3).join("/") : null;
+function pathGrant(path: string): string | null {
+  if (!path.includes(",")) return path;
+  const dir = path.replace(/[\\/][^\\/]*$/, "") || ".";
+  return dir.includes(",") ? null : dir;
 }
 
 /**
  * The Deno permissions a `deno run` worker needs, and no more. Measured, not guessed:
- * - FFI, to load the libsql native addon (scoped to the npm directory that holds it);
- * - env `LIBSQL_JS_DEV`, read by libsql's loader;
- * - sys `cpus,networkInterfaces,hostname`: on Linux the loader calls `process.report.getReport()`
- *   to tell glibc from musl, and Deno guards those three parts of the report;
- * - for a remote database only: the network, to that host alone, and the two
- *   environment switches the WebSocket library reads;
- * - for a read-only local file only: read access to that one path, without which node:sqlite
- *   (src/browse/db_node.ts) refuses to open it. The worker's queries read that file anyway.
- * No write or run permission at all, and no other read. SQLite opens and writes the database,
- * its journal, WAL and shm files in native code, which Deno's permissions do not govern (so
- * they neither need nor can restrict those). What these deny is every other file, network or
- * process route through JS: a bug that let a query reach the worker's JS could not read a
- * config file. (FFI stays: a read-only worker still loads libsql for what node:sqlite cannot
- * answer.)
+ * - for a local file: read access to that path (and write with --write), without which
+ *   node:sqlite refuses to open it;
+ * - for a remote database: the network, to that host alone, and the two environment switches
+ *   the WebSocket library reads.
+ * No run, FFI or other file permission. SQLite opens the journal, WAL and shm files beside the
+ * database in native code, which Deno's permissions do not govern; no other file is open to a
+ * query (no file functions in this build, no ATTACH: see sql/local.ts). What these deny is
+ * every other file, network or process route through JS: a bug that let a query reach the
+ * worker's JS could not read a config file.
  */
-export function workerPermissions(config: WorkerConfig, ffiRoot = npmRoot()): string[] {
-  const env = ["LIBSQL_JS_DEV"];
-  const perms = [
-    ffiRoot ? `--allow-ffi=${ffiRoot}` : "--allow-ffi",
-    "--allow-sys=cpus,networkInterfaces,hostname",
-  ];
-  if (!isRemote(config.database) && !config.write && !localPath(config.database).includes(",")) {
-    // A comma would split Deno's list: such a path is left to libsql, which needs no read.
-    perms.push(`--allow-read=${localPath(config.database)}`);
-  }
+export function workerPermissions(config: WorkerConfig): string[] {
   if (isRemote(config.database)) {
     // Any port on that host: the client picks it from the URL's scheme and options.
-    perms.push(`--allow-net=${new URL(config.database).hostname}`);
-    env.push("WS_NO_UTF_8_VALIDATE", "WS_NO_BUFFER_UTIL");
+    return [
+      `--allow-net=${new URL(config.database).hostname}`,
+      "--allow-env=WS_NO_UTF_8_VALIDATE,WS_NO_BUFFER_UTIL",
+    ];
   }
-  perms.push(`--allow-env=${env.join(",")}`);
-  return perms;
+  const grant = pathGrant(localPath(config.database));
+  const read = grant === null ? "--allow-read" : `--allow-read=${grant}`;
+  if (!config.write) return [read];
+  return [read, grant === null ? "--allow-write" : `--allow-write=${grant}`];
 }
 
 /** Whether this process is a compiled courier (no `deno` to run a script with). */

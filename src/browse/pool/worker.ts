@@ -1,5 +1,5 @@
-import { type Db, DbError } from "../sql/db_core.ts";
-import { openLocalNode } from "../sql/db_node.ts";
+import { DbError } from "../sql/db.ts";
+import { openLocal } from "../sql/local.ts";
 import { isRemote, localPath } from "../sql/db_url.ts";
 import { Executor, scrub } from "../sql/executor.ts";
 import {
@@ -85,25 +85,6 @@ function serverPaths(path: string): string[] {
   return out.sort((a, b) => b.length - a.length);
 }
 
-/** A read-only executor over node:sqlite, or undefined when that cannot open or read the file. */
-async function readOnlyNode(
-  path: string,
-  label: string,
-  paths: string[],
-  fallback: () => Promise<Executor>,
-): Promise<Executor | undefined> {
-  let db: Db | undefined;
-  try {
-    db = openLocalNode(path);
-    const executor = new Executor(db, false, label, paths, fallback);
-    await executor.init();
-    return executor;
-  } catch {
-    db?.close();
-    return undefined;
-  }
-}
-
 /**
  * The query worker process: reads its config, then one request at a time from stdin, and
  * answers each on stdout. The server kills the process when a query runs past the time limit;
@@ -122,28 +103,17 @@ export async function runWorker(): Promise<void> {
   };
   const remote = isRemote(config.database);
   const path = localPath(config.database);
-  const paths = remote ? [] : serverPaths(path);
-  /** An executor over the libsql driver (loaded only when needed): remote, --write, fallback. */
-  const libsql = async (): Promise<Executor> => {
-    const { openLocal, openRemote } = await import("../sql/db.ts");
-    const db = remote
-      ? openRemote(config.database, config.authToken, config.write)
-      : openLocal(path, config.write);
-    const executor = new Executor(db, config.write, config.label, paths);
-    try {
-      await executor.init();
-    } catch (error) {
-      db.close();
-      throw error;
-    }
-    return executor;
-  };
-  // A read-only local file is read through node:sqlite, with libsql for what it cannot read.
-  let executor = remote || config.write
-    ? undefined
-    : await readOnlyNode(path, config.label, paths, libsql);
+  let executor: Executor;
   try {
-    executor ??= await libsql();
+    // The client library is loaded only for a remote database.
+    const db = remote
+      ? (await import("../sql/remote.ts")).openRemote(
+        config.database,
+        config.authToken,
+        config.write,
+      )
+      : openLocal(path, config.write);
+    executor = new Executor(db, config.write, config.label, remote ? [] : serverPaths(path));
   } catch (error) {
     return refuse(error);
   }

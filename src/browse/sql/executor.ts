@@ -1,12 +1,9 @@
-import { type Db, DbError } from "./db_core.ts";
-import { RefusedError } from "./guard.ts";
+import { type Db, DbError, RefusedError } from "./db.ts";
 import { indexes, info, resolveTable, table, tables } from "./introspect.ts";
-import { ProgramCache } from "./programs.ts";
+import { HARD_HEAP_LIMIT } from "./local.ts";
 import type { WorkerRequest } from "../pool/protocol.ts";
 import { JSON_TYPE, runQuery, type Sink } from "./query.ts";
-import { baseline, HARD_HEAP_LIMIT, restore } from "./settings.ts";
 import { SqlTextError } from "./sql_text.ts";
-import { UnlistableObjects } from "./unlistable.ts";
 
 export type { Sink } from "./query.ts";
 
@@ -24,56 +21,28 @@ export function scrub(message: string, paths: readonly string[], label: string):
 }
 
 /**
- * Runs one request against the database; every answer, error or not, goes to the sink. After
- * each request the connection is checked: no transaction open, no setting changed.
- *
- * With a fallback, a request this connection's engine cannot answer (DbError.fallback: a
- * function, module or schema only libsql has, or rows it does not read within its limits) is
- * handed whole to the fallback executor, made on first need, which answers it with its own
- * connection, checks and settings.
+ * Runs one request against the database; every answer, error or not, goes to the sink. What
+ * a statement may do is the engine's business (the authorizer, for a local file); a request
+ * can leave nothing behind on the connection (no transaction, no TEMP object, no setting), so
+ * nothing is checked or put back after it, except that no transaction is open.
  */
 export class Executor {
-  #base: Map<string, string> | undefined;
-  #unlistable = new UnlistableObjects();
-  #programs = new ProgramCache();
   #spoiled = false;
-  #other: Executor | undefined;
 
   constructor(
     private db: Db,
     private write: boolean,
     private label: string,
     private paths: readonly string[] = [],
-    private fallback?: () => Promise<Executor>,
   ) {}
 
-  /** Set when the worker could not put a connection back as it was: it must be replaced. */
+  /** Set when a transaction was left open: the worker must be replaced. */
   get spoiled(): boolean {
-    return this.#spoiled || (this.#other?.spoiled ?? false);
+    return this.#spoiled;
   }
 
-  /** Sets the worker's limits and records the settings later requests are compared with. */
-  async init(): Promise<void> {
-    this.#base = await baseline(this.db);
-  }
-
-  async handle(req: WorkerRequest, given: Sink): Promise<void> {
+  async handle(req: WorkerRequest, sink: Sink): Promise<void> {
     const started = performance.now();
-    let answered = false;
-    const sink: Sink = this.fallback
-      ? {
-        head(h) {
-          answered = true;
-          given.head(h);
-        },
-        chunk(b) {
-          answered = true;
-          given.chunk(b);
-        },
-        end: (e) => given.end(e),
-      }
-      : given;
-    let other: Executor | undefined;
     this.db.hold?.();
     try {
       switch (req.op) {
@@ -92,29 +61,10 @@ export class Executor {
         }
         case "query":
         case "explain":
-          return await runQuery(
-            {
-              db: this.db,
-              write: this.write,
-              label: this.label,
-              unlistable: this.#unlistable,
-              programs: this.#programs,
-            },
-            req,
-            sink,
-            started,
-          );
+          return await runQuery({ db: this.db, write: this.write }, req, sink, started);
       }
-    } catch (caught) {
+    } catch (error) {
       this.#release();
-      if (caught instanceof DbError && caught.fallback && !answered) {
-        other = await this.#fallbackExecutor();
-        if (other) return;
-      }
-      // SQLite's own refusal of a file function inside a view or trigger.
-      const error = caught instanceof DbError && /^unsafe use of /.test(caught.message)
-        ? new RefusedError(`${caught.message}: not allowed`)
-        : caught;
       const status = error instanceof RefusedError
         ? 403
         : error instanceof SqlTextError || error instanceof DbError
@@ -131,41 +81,18 @@ export class Executor {
       jsonAnswer(sink, status, { error: message }, started);
     } finally {
       this.#release();
-      await this.#settle();
-      if (other) await other.handle(req, given);
+      if (this.db.inTransaction()) this.#spoiled = true;
     }
   }
 
   close(): void {
     this.db.close();
-    this.#other?.close();
-  }
-
-  /** The fallback executor, made once; undefined when there is none or it cannot open. */
-  async #fallbackExecutor(): Promise<Executor | undefined> {
-    if (!this.#other && this.fallback) {
-      try {
-        this.#other = await this.fallback();
-      } catch {
-        this.fallback = undefined;
-      }
-    }
-    return this.#other;
   }
 
   /** Ends the request's shared read transaction; one that cannot end spoils the worker. */
   #release(): void {
     try {
       this.db.release?.();
-    } catch {
-      this.#spoiled = true;
-    }
-  }
-
-  async #settle(): Promise<void> {
-    if (!this.#base) return;
-    try {
-      if (!(await restore(this.db, this.#base))) this.#spoiled = true;
     } catch {
       this.#spoiled = true;
     }

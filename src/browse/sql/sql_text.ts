@@ -182,50 +182,6 @@ export function explainPrefix(tokens: Token[]): { mode: ExplainMode; inner: numb
   return { mode: "explain", inner: 1 };
 }
 
-function hexBytes(hex: string): Uint8Array {
-  const out = new Uint8Array(hex.length >> 1);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
-
-/** Whether SQLite's EXPLAIN listing can show this blob literal as text the driver reads. */
-function listable(hex: string): boolean {
-  const bytes = hexBytes(hex);
-  const nul = bytes.indexOf(0);
-  try {
-    strictUtf8.decode(nul < 0 ? bytes : bytes.subarray(0, nul));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Whether a string token is a blob literal EXPLAIN would list as text that is not UTF-8. */
-export function unlistableBlob(token: string): boolean {
-  if (!/^x'/i.test(token)) return false;
-  const hex = token.slice(2, -1);
-  return /^([0-9a-f]{2})*$/i.test(hex) && !listable(hex);
-}
-
-/**
- * `text` (whose tokens start at `base` in the source) with every blob literal that is not valid
- * UTF-8 written as `(unhex('..'))`, the same value. EXPLAIN lists a blob literal's raw bytes as
- * text, and the driver aborts the process on text that is not UTF-8.
- */
-export function listableBlobs(text: string, tokens: Token[], base: number): string {
-  let out = "";
-  let at = 0;
-  for (const t of tokens) {
-    if (t.kind !== "string" || !unlistableBlob(t.value)) continue;
-    const hex = t.value.slice(2, -1);
-    out += text.slice(at, t.start - base) + `(unhex('${hex}'))`;
-    at = t.end - base;
-  }
-  return out + text.slice(at);
-}
-
 /**
  * Whether compiling `sql` can only build a query: its first statement starts (after an EXPLAIN
  * or EXPLAIN QUERY PLAN) with SELECT, WITH or VALUES. Such text never reaches SQLite's PRAGMA

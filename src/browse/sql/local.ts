@@ -1,0 +1,461 @@
+import { DatabaseSync } from "node:sqlite";
+import { primaryCodeName } from "../../store/sqlite.ts";
+import { type Db, DbError, type Params, RefusedError } from "./db.ts";
+import { registerMath } from "./math.ts";
+import { C, refusal, REVIEWED_MODULES } from "./rules.ts";
+import { compilesQueryOnly } from "./sql_text.ts";
+
+/**
+ * A local database file, through Deno's built-in SQLite (`node:sqlite`), the one engine for
+ * local files: its build has no file functions (readfile, writefile, fsdir...) and no raw-page
+ * modules, and everything a statement does passes SQLite's authorizer (rules.ts). Each
+ * connection is also opened read-only unless --write, in defensive mode (no writable_schema,
+ * no raw page writes), with `trusted_schema = OFF` (the schema's views, triggers and stored
+ * expressions use only innocuous functions), ATTACH limited to none, and bounds on value
+ * length, SQL length, expression depth and LIKE patterns.
+ */
+
+/** The parts of node:sqlite's statement used here (Deno's bundled types predate some). */
+interface StatementSync {
+  setReturnArrays(on: boolean): void;
+  setReadBigInts(on: boolean): void;
+  columns(): { name: string }[];
+  all(...params: unknown[]): unknown[][];
+  get(...params: unknown[]): unknown[] | undefined;
+  iterate(...params: unknown[]): IterableIterator<unknown[]>;
+  run(...params: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+}
+
+interface NodeDatabase {
+  prepare(sql: string): StatementSync;
+  exec(sql: string): void;
+  function: DatabaseSync["function"];
+  setAuthorizer(
+    fn: ((action: number, ...args: (string | null)[]) => number) | null,
+  ): void;
+  enableDefensive(on: boolean): void;
+  limits: {
+    length: number;
+    sqlLength: number;
+    exprDepth: number;
+    likePatternLength: number;
+    attach: number;
+  };
+  isTransaction: boolean;
+  close(): void;
+}
+
+/** The most bytes one value may hold; past it SQLite answers "string or blob too big". */
+export const MAX_VALUE_BYTES = 64 * 1024 * 1024;
+/** SQLite's heap limit in every worker: a query needing more fails cleanly with "out of memory". */
+export const HARD_HEAP_LIMIT = 256 * 1024 * 1024;
+const LIMITS = {
+  length: MAX_VALUE_BYTES,
+  sqlLength: 1_000_000,
+  exprDepth: 1000,
+  likePatternLength: 1000,
+  attach: 0,
+};
+
+/**
+ * Above this many columns a statement is read as it is, without the wrapper: its OR chain and
+ * JSON array would pass SQLite's expression depth and argument limits.
+ */
+const MAX_WRAPPED_COLUMNS = 400;
+/**
+ * A batch read holds at most about this much row data: every value is limited to its share
+ * (SQLite's length limit, for this statement only); a statement that meets the limit is read
+ * again one row at a time.
+ */
+const BATCH_BYTES = 64 * 1024 * 1024;
+const SCHEMA_VERSION = "PRAGMA schema_version";
+/** Runs into a changed schema, which makes SQLite read it again. */
+const TOUCH_SCHEMA = "SELECT 1 FROM sqlite_schema LIMIT 1";
+/** How many prepared queries a connection keeps for reuse. */
+const READY_KEPT = 64;
+
+/** The wrapper's text check of one column: text holding a NUL byte. */
+function hasNul(c: string): string {
+  return `typeof(${c}) = 'text' AND instr(${c}, char(0))`;
+}
+
+/**
+ * The statement `sql` (with `n` result columns) wrapped so that text holding a NUL byte, which
+ * node:sqlite cuts at the NUL, is not lost: each row gets one more column, NULL unless one of
+ * its texts holds a NUL, else a JSON array of those texts' bytes in hex (null for the others).
+ * Text that is not UTF-8 node:sqlite reads as TextDecoder does (U+FFFD). The CTE's column list
+ * renames the columns by position, so duplicate names do not matter.
+ *
+ * With a `limit`, the statement ends after that many rows and one more. Without one (a stream)
+ * a last row with a marker in one more column follows the rows: node:sqlite's iterate() ends
+ * quietly on an error, as if the rows were all, and only the marker tells the two apart.
+ */
+function wrapped(sql: string, n: number, limit: number | undefined): string {
+  const cols = Array.from({ length: n }, (_, i) => `c${i}`);
+  const any = cols.map((c) => `(${hasNul(c)})`).join(" OR ");
+  const hexes = cols.map((c) => `iif(${hasNul(c)}, hex(${c}), NULL)`).join(",");
+  const rows = `SELECT ${cols.join(",")}, CASE WHEN ${any} THEN json_array(${hexes}) END`;
+  const head = `WITH courier_q(${cols.join(",")}) AS (\n${sql}\n) `;
+  if (limit !== undefined) return `${head}${rows} FROM courier_q LIMIT ${limit + 1}`;
+  const end = `SELECT ${cols.map(() => "NULL").join(",")}, NULL, 1`;
+  return `${head}${rows}, NULL FROM courier_q UNION ALL ${end}`;
+}
+
+const lossy = new TextDecoder();
+
+/** A wrapped row back as the statement's values, in place (its flag column removed). */
+function unflag(row: unknown[]): unknown[] {
+  const flag = row.pop();
+  if (typeof flag === "string") {
+    const hexes = JSON.parse(flag) as (string | null)[];
+    for (let i = 0; i < hexes.length; i++) {
+      if (hexes[i] !== null) row[i] = lossy.decode(Uint8Array.fromHex(hexes[i]!));
+    }
+  }
+  return row;
+}
+
+/**
+ * Whether a row read with integers as numbers holds -2^63, which node:sqlite hands over rounded
+ * instead of refusing as it refuses every other integer beyond 2^53 (a real of that value also
+ * matches: the page is then read again with BigInts, which keeps reals as they are).
+ */
+function holdsInt64Min(row: unknown[]): boolean {
+  for (const v of row) if (v === -9223372036854775808) return true;
+  return false;
+}
+
+/** Binds as node:sqlite takes them: positional values spread, named ones as one object. */
+function bindArgs(params: Params): unknown[] {
+  if (params === undefined) return [];
+  return Array.isArray(params) ? params : [params];
+}
+
+/** A stream that ended without its end marker: the statement failed (its message is lost). */
+class StreamFailed extends DbError {
+  constructor() {
+    super("the query failed while its rows were read");
+  }
+}
+
+/** A wrapped query kept prepared: its statement, column names and schema version. */
+interface Ready {
+  stmt: StatementSync;
+  names: string[];
+  v: unknown;
+}
+
+/**
+ * Opens `path` through node:sqlite, read-only unless `write`, with SQLite's defences on.
+ * Throws a DbError when it cannot be opened, or when this SQLite build has a virtual-table
+ * module the rules have not reviewed.
+ */
+export function openLocal(path: string, write: boolean): Db {
+  let db: NodeDatabase;
+  try {
+    db = new DatabaseSync(path, { readOnly: !write }) as unknown as NodeDatabase;
+  } catch (error) {
+    throw new DbError((error as Error).message);
+  }
+  /** Whether the current statement may write: a --write server's POST. */
+  let writing = false;
+  /** Set while courier runs its own transaction control (the request's read transaction). */
+  let internal = false;
+  /** Why the authorizer refused the statement being prepared or run, if it did. */
+  let refused: string | null = null;
+  const fail = (error: unknown): Error => {
+    if (refused !== null) return new RefusedError(refused);
+    const e = error as { message?: string; errcode?: number };
+    // trusted_schema = OFF refusing a function or module a view, trigger or stored expression
+    // of the file uses: a refusal like the authorizer's.
+    if (/^unsafe use of /.test(e?.message ?? "")) {
+      return new RefusedError(`${e.message}: not allowed`);
+    }
+    const code = typeof e?.errcode === "number" ? primaryCodeName(e.errcode) ?? "" : "";
+    return new DbError(e?.message ?? String(error), code);
+  };
+  try {
+    db.enableDefensive(true);
+    Object.assign(db.limits, LIMITS);
+    db.exec("PRAGMA trusted_schema = OFF");
+    db.exec(`PRAGMA hard_heap_limit = ${HARD_HEAP_LIMIT}`);
+    registerMath(db);
+    const modules = db.prepare("SELECT name FROM pragma_module_list");
+    modules.setReturnArrays(true);
+    for (const [name] of modules.all()) {
+      const module = String(name);
+      if (!REVIEWED_MODULES.has(module) && !module.startsWith("pragma_")) {
+        throw new DbError(`this SQLite build has a virtual-table module not reviewed: ${module}`);
+      }
+    }
+    db.setAuthorizer((action, a, b, schema) => {
+      if (internal) return C.SQLITE_OK;
+      const why = refusal(action, a, b, schema, writing);
+      if (why === null) return C.SQLITE_OK;
+      refused ??= why;
+      return C.SQLITE_DENY;
+    });
+  } catch (error) {
+    db.close();
+    throw error instanceof DbError ? error : new DbError((error as Error).message);
+  }
+
+  const prepare = (sql: string): StatementSync => {
+    try {
+      const stmt = db.prepare(sql);
+      stmt.setReturnArrays(true);
+      stmt.setReadBigInts(true);
+      return stmt;
+    } catch (error) {
+      throw fail(error);
+    }
+  };
+  /**
+   * A request's reads share one read transaction (see Db.hold): each statement run on its own
+   * is a transaction of its own, whose locking, journal checks and header read cost about as
+   * much as a point query. Begun at the request's first read and ended once its statement's
+   * rows are read, so the lock is not held while they are written.
+   */
+  let holding = false;
+  let began = false;
+  const control = (sql: string) => {
+    internal = true;
+    try {
+      db.exec(sql);
+    } catch (error) {
+      throw fail(error);
+    } finally {
+      internal = false;
+    }
+  };
+  const enter = () => {
+    if (!holding || db.isTransaction) return;
+    control("BEGIN");
+    began = true;
+  };
+  const leave = () => {
+    holding = false;
+    if (!began) return;
+    began = false;
+    // An error SQLite answers by rolling back (out of memory) may have ended it already.
+    if (db.isTransaction) control("COMMIT");
+  };
+  const kept = new Map<string, StatementSync>();
+  /** The one row of an internal read, from a statement kept prepared. */
+  const oftenRow = (sql: string): unknown[] => {
+    enter();
+    let stmt = kept.get(sql);
+    if (!stmt) {
+      stmt = prepare(sql);
+      kept.set(sql, stmt);
+    }
+    try {
+      // get() steps once and resets, which ends the statement.
+      return stmt.get() ?? [];
+    } catch (error) {
+      throw fail(error);
+    }
+  };
+  let seen: unknown;
+  /**
+   * The schema version, with the connection's copy of the schema brought up to it. A change
+   * made by another connection shows in the version at once, but this one prepares against its
+   * old copy until a statement of its own runs into the change: `SELECT *` would list the old
+   * columns, and the wrapper built on them fail when SQLite prepares it again as it runs.
+   */
+  const schemaVersion = () => {
+    const v = oftenRow(SCHEMA_VERSION)[0];
+    if (v !== seen) {
+      oftenRow(TOUCH_SCHEMA);
+      seen = v;
+    }
+    return v;
+  };
+  /**
+   * Wrapped queries kept prepared, by mode, limit and text: only after a run to the end, only
+   * at the schema version they were prepared at, never with parameters (SQLite keeps a
+   * statement's bindings from one run to the next). SQLite prepares a kept statement again
+   * after a schema change, through the authorizer, under the rules of the mode it is kept for.
+   */
+  const ready = new Map<string, Ready>();
+  const remember = (key: string, entry: Ready) => {
+    ready.set(key, entry);
+    if (ready.size > READY_KEPT) ready.delete(ready.keys().next().value!);
+  };
+  /**
+   * All rows of a wrapped statement up to its limit, in one call, each value held to its share
+   * of BATCH_BYTES; null when a value is past its share (then read it row by row). all() ends
+   * the statement whatever happens (it resets it on the way out).
+   */
+  const batch = (stmt: StatementSync, params: Params, n: number, limit: number) => {
+    db.limits.length = Math.max(1, Math.floor(BATCH_BYTES / ((limit + 1) * (n + 1))));
+    try {
+      // Integers as numbers, which cost less to make and to write than BigInts; a page with
+      // one beyond 2^53 (node:sqlite then refuses the whole read) is read again as BigInts.
+      stmt.setReadBigInts(false);
+      try {
+        const rows = stmt.all(...bindArgs(params));
+        if (!rows.some(holdsInt64Min)) return rows;
+      } catch (error) {
+        if ((error as { code?: string }).code !== "ERR_OUT_OF_RANGE") throw error;
+      } finally {
+        stmt.setReadBigInts(true);
+      }
+      return stmt.all(...bindArgs(params));
+    } catch (error) {
+      if ((error as { errcode?: number }).errcode === 18 && refused === null) return null;
+      throw fail(error);
+    } finally {
+      db.limits.length = LIMITS.length;
+    }
+  };
+  /**
+   * The rows of a statement wrapped without a limit, one at a time, until `onRow` says stop.
+   * Throws when the rows ended without the wrapper's end marker: the statement failed.
+   */
+  const stream = (
+    stmt: StatementSync,
+    params: Params,
+    begin: () => void,
+    onRow: (row: unknown[]) => boolean,
+  ) => {
+    let it: IterableIterator<unknown[]> | undefined;
+    let first = true;
+    try {
+      it = stmt.iterate(...bindArgs(params));
+      for (;;) {
+        const next = it.next();
+        if (next.done) break;
+        // Begun only once the statement has produced something: a statement that fails at
+        // its first step (a refused pragma function, a missing function in a module's SQL)
+        // is an error answer, not a download that breaks off.
+        if (first) begin();
+        first = false;
+        const row = next.value;
+        if (row.pop() === 1n) return;
+        if (!onRow(unflag(row))) return;
+      }
+    } catch (error) {
+      throw fail(error);
+    } finally {
+      it?.return?.();
+    }
+    if (refused !== null) throw new RefusedError(refused);
+    throw new StreamFailed();
+  };
+  const run: Db["run"] = (sql, params, options, onColumns, onRow, onRows) => {
+    refused = null;
+    writing = options.write;
+    const limit = options.limit;
+    // Only a query reads in the request's transaction: other statements run on their own.
+    if (holding && (writing || !compilesQueryOnly(sql))) leave();
+    const version = schemaVersion();
+    const reuse = params === undefined;
+    const key = `${writing}\n${limit}\n${sql}`;
+    const found = reuse ? ready.get(key) : undefined;
+    // Out of the map while it runs: put back only after a run to its end.
+    if (found) ready.delete(key);
+    const hit = found !== undefined && found.v === version ? found : undefined;
+    const first = hit ? undefined : prepare(sql);
+    const names = hit ? hit.names : first!.columns().map((c) => c.name);
+    // A download's head goes out with its columns: each path names them only once the
+    // statement has run or produced a row, so a statement that fails is an error answer.
+    if (names.length === 0) {
+      try {
+        const info = first!.run(...bindArgs(params));
+        onColumns([]);
+        return Promise.resolve({
+          changes: Number(info.changes),
+          lastInsertRowid: info.lastInsertRowid,
+        });
+      } catch (error) {
+        throw fail(error);
+      }
+    }
+    let stmt = hit?.stmt;
+    if (!stmt && names.length <= MAX_WRAPPED_COLUMNS) {
+      try {
+        stmt = prepare(wrapped(sql, names.length, limit));
+      } catch {
+        // Not a statement a CTE can hold (a PRAGMA, an EXPLAIN, RETURNING): read as it is.
+        refused = null;
+      }
+    }
+    if (!stmt) {
+      // A few rows, bounded by the schema, the program or what the statement wrote.
+      let rows: unknown[][];
+      try {
+        rows = first!.all(...bindArgs(params));
+      } catch (error) {
+        throw fail(error);
+      }
+      if (holding) leave();
+      onColumns(names);
+      for (const row of rows) if (!onRow(row)) break;
+      return Promise.resolve({});
+    }
+    const begin = () => onColumns(names);
+    if (limit === undefined) {
+      stream(stmt, params, begin, onRow);
+      if (holding) leave();
+      return Promise.resolve({});
+    }
+    const rows = batch(stmt, params, names.length, limit);
+    if (rows === null) {
+      // A value past its batch share: read one row at a time, the answer's own bounds apply.
+      let seen = 0;
+      try {
+        stream(prepare(wrapped(sql, names.length, undefined)), params, begin, (row) => {
+          seen++;
+          return onRow(row);
+        });
+      } catch (error) {
+        if (!(error instanceof StreamFailed)) throw error;
+        // For SQLite's own message, the rows up to the one that failed are read again in one
+        // call (they fitted in the answer, so they fit in memory).
+        try {
+          prepare(wrapped(sql, names.length, seen)).all(...bindArgs(params));
+        } catch (again) {
+          throw fail(again);
+        }
+        throw error;
+      }
+      if (holding) leave();
+      return Promise.resolve({});
+    }
+    if (holding) leave();
+    begin();
+    for (const row of rows) unflag(row);
+    if (onRows) onRows(rows);
+    else for (const row of rows) if (!onRow(row)) break;
+    if (reuse) remember(key, { stmt, names, v: version });
+    return Promise.resolve({});
+  };
+  return {
+    remote: false,
+    all(sql, params = []) {
+      const rows: unknown[][] = [];
+      return run(sql, params, { write: false }, () => {}, (r) => {
+        rows.push(r);
+        return true;
+      }).then(() => rows);
+    },
+    run: (...args) => {
+      try {
+        return run(...args);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    hold() {
+      holding = true;
+    },
+    release() {
+      leave();
+    },
+    inTransaction: () => db.isTransaction,
+    close() {
+      db.close();
+    },
+  };
+}
