@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests run against (real peers, never mocks): proxies
 # (tinyproxy, microsocks, socat, openssl for a test CA), sqlite3, and Chromium for the browse
-# page. Only what is missing is installed; as root, or through sudo.
+# page, and python3-aiohttp and python3-protobuf for the libSQL project's Hrana test server
+# (../shared/vendor/hrana-test-server). Only what is missing is installed; as root, or through sudo.
 set -euo pipefail
-PACKAGES=(tinyproxy microsocks socat openssl sqlite3 chromium)
+PACKAGES=(tinyproxy microsocks socat openssl sqlite3 chromium python3-aiohttp python3-protobuf)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
