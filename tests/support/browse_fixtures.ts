@@ -1,5 +1,9 @@
 import Database from "libsql";
-import { type BrowseOptions, type RunningBrowser, startBrowser } from "../../src/browse/http/server.ts";
+import {
+  type BrowseOptions,
+  type RunningBrowser,
+  startBrowser,
+} from "../../src/browse/http/server.ts";
 
 /** A fresh SQLite file with the shapes the browser must handle; returns its path. */
 export async function makeFixtureDb(dir?: string): Promise<string> {

@@ -26,7 +26,7 @@ export function hranaMissing(): string | null {
   return probe.success ? null : "python3-aiohttp or python3-protobuf is not installed";
 }
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
@@ -35,7 +35,7 @@ async function freePort(): Promise<number> {
 
 /** Starts server_v2.py (Hrana 2 over HTTP and WebSocket) on `file`; resolves once it listens. */
 export async function startHrana(file: string): Promise<HranaServer> {
-  const port = await freePort();
+  const port = freePort();
   const child = new Deno.Command("/usr/bin/python3", {
     args: [decodeURIComponent(new URL("server_v2.py", VENDOR).pathname)],
     env: { HOST: "127.0.0.1", PORT: String(port), PERSISTENT_DB: file },
