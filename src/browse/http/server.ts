@@ -1,4 +1,5 @@
 import { createApp } from "./app.ts";
+import { Front } from "./front.ts";
 import { History } from "./history.ts";
 import { WorkerPool } from "../pool/pool.ts";
 import { accessProblem } from "./security.ts";
@@ -32,6 +33,7 @@ export interface RunningBrowser {
   url: string;
   port: number;
   pool: WorkerPool;
+  front: Front;
   close(): Promise<void>;
   finished: Promise<void>;
 }
@@ -56,24 +58,17 @@ export async function startBrowser(options: BrowseOptions): Promise<RunningBrows
   } catch (error) {
     throw new BrowseError(`cannot open database ${options.label}: ${(error as Error).message}`);
   }
-  let resolvePort: (port: number) => void = () => {};
-  const portKnown = new Promise<number>((r) => (resolvePort = r));
-  const ready: { app?: ReturnType<typeof createApp> } = {};
-  let server: Deno.HttpServer;
+  let front: Front;
   try {
-    server = Deno.serve({
-      hostname: options.host,
-      port: options.port,
-      onListen: ({ port }) => resolvePort(port),
-    }, (req, info) => ready.app ? ready.app.fetch(req, info) : new Response(null, { status: 503 }));
+    front = new Front({ hostname: options.host, port: options.port, backend: "" });
   } catch (error) {
     await pool.close();
     throw new BrowseError(
       `cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`,
     );
   }
-  const port = await portKnown;
-  ready.app = createApp({
+  const port = front.port;
+  const app = createApp({
     pool,
     host: options.host,
     port,
@@ -82,15 +77,27 @@ export async function startBrowser(options: BrowseOptions): Promise<RunningBrows
     maxRows: options.maxRows,
     history: new History(500),
   });
+  // Deno.serve listens only on a Unix socket in a directory of its own (mode 0700): the
+  // front relays every connection to it once its headers are in (front.ts).
+  const dir = await Deno.makeTempDir({ prefix: "courier-browse-" });
+  const socket = `${dir}/http.sock`;
+  let listening: () => void = () => {};
+  const listened = new Promise<void>((r) => (listening = r));
+  const server = Deno.serve({ path: socket, onListen: () => listening() }, app.fetch);
+  await listened;
+  front.setBackend(socket);
   const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
     url: `http://${shown}:${port}/`,
     port,
     pool,
+    front,
     finished: server.finished,
     async close() {
+      await front.close();
       await server.shutdown();
       await pool.close();
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
     },
   };
 }

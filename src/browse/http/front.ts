@@ -1,0 +1,230 @@
+/**
+ * The browser's TCP front: the accept loop that Deno.serve keeps to itself, owned here so the
+ * server bounds its own connections. Deno.serve has no header timeout (a client sending half a
+ * header, a byte every few seconds, was kept forever) and ends the process when accept() fails
+ * for want of file descriptors; node:http's headersTimeout is not honoured by Deno either.
+ *
+ * So the public address is a plain TCP listener. A connection must finish its first request's
+ * headers within `headerTimeoutMs`, else it is dropped; then its bytes are relayed, both ways
+ * and with back-pressure, to Deno.serve on a Unix socket in a private directory. Connections
+ * are capped below the process's descriptor limit (each costs three descriptors: the client's,
+ * the relay's and Deno.serve's); at the cap the oldest connection still sending its headers is
+ * dropped to make room, else the oldest connection. An accept() that fails all the same waits
+ * a moment and goes on: the server never exits for it.
+ */
+
+export interface FrontOptions {
+  hostname: string;
+  port: number;
+  /** The Unix socket Deno.serve listens on (see setBackend). */
+  backend: string;
+  /** How long a new connection may take to send its first request's headers. */
+  headerTimeoutMs?: number;
+  /** The most open connections; default from the descriptor limit. */
+  maxConnections?: number;
+  /** The largest first-request header accepted, bytes. */
+  maxHeaderBytes?: number;
+}
+
+export const HEADER_TIMEOUT_MS = 5_000;
+const MAX_HEADER_BYTES = 64 * 1024;
+/** Descriptors kept for everything else: worker pipes, the listener, files, the runtime. */
+const RESERVED_FDS = 64;
+const RELAY_BUFFER = 32 * 1024;
+const HEADERS_END = new Uint8Array([13, 10, 13, 10]);
+const TOO_LARGE = new TextEncoder().encode(
+  "HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+);
+
+/** The soft limit on open descriptors (Linux), or null where it cannot be read. */
+export function descriptorLimit(read = () => Deno.readTextFileSync("/proc/self/limits")): number | null {
+  try {
+    const m = /^Max open files\s+(\d+|unlimited)/m.exec(read());
+    if (!m) return null;
+    return m[1] === "unlimited" ? 1 << 20 : Number(m[1]);
+  } catch {
+    return null;
+  }
+}
+
+/** How many connections fit under a descriptor limit, three descriptors each. */
+export function connectionCap(limit: number | null): number {
+  return Math.max(16, Math.floor(((limit ?? 1024) - RESERVED_FDS) / 3));
+}
+
+/** Where `needle` ends in `hay`, searching from `from`; -1 when absent. */
+function indexOfBytes(hay: Uint8Array, needle: Uint8Array, from: number): number {
+  outer: for (let i = Math.max(0, from); i <= hay.length - needle.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer;
+    return i + needle.length;
+  }
+  return -1;
+}
+
+interface Client {
+  conn: Deno.TcpConn;
+  upstream?: Deno.UnixConn;
+  /** Still sending its first request's headers. */
+  opening: boolean;
+  closed: boolean;
+}
+
+function closeClient(c: Client): void {
+  if (c.closed) return;
+  c.closed = true;
+  try {
+    c.conn.close();
+  } catch { /* closed already */ }
+  try {
+    c.upstream?.close();
+  } catch { /* closed already */ }
+}
+
+/** Copies `from` to `to` until either ends; a slow `to` holds the reads (back-pressure). */
+async function relay(from: Deno.Conn, to: Deno.Conn): Promise<void> {
+  const buf = new Uint8Array(RELAY_BUFFER);
+  for (;;) {
+    const n = await from.read(buf);
+    if (n === null) return;
+    let off = 0;
+    while (off < n) off += await to.write(buf.subarray(off, n));
+  }
+}
+
+/** Events for tests: a connection dropped, and why. */
+export type FrontEvent = { type: "dropped"; reason: "header-timeout" | "cap" | "too-large" } | {
+  type: "accept-failed";
+};
+
+export class Front {
+  readonly #listener: Deno.TcpListener;
+  readonly #clients = new Set<Client>();
+  readonly #headerTimeoutMs: number;
+  readonly #max: number;
+  readonly #maxHeader: number;
+  #backend: string;
+  #closed = false;
+  readonly #observers = new Set<(e: FrontEvent) => void>();
+  readonly done: Promise<void>;
+
+  /** Binds the public address; throws as Deno.listen does when it cannot. */
+  constructor(options: FrontOptions) {
+    this.#listener = Deno.listen({ hostname: options.hostname, port: options.port });
+    this.#backend = options.backend;
+    this.#headerTimeoutMs = options.headerTimeoutMs ?? HEADER_TIMEOUT_MS;
+    this.#max = options.maxConnections ?? connectionCap(descriptorLimit());
+    this.#maxHeader = options.maxHeaderBytes ?? MAX_HEADER_BYTES;
+    this.done = this.#accept();
+  }
+
+  /** Where connections are relayed to; set once Deno.serve listens there. */
+  setBackend(path: string): void {
+    this.#backend = path;
+  }
+
+  get port(): number {
+    return this.#listener.addr.port;
+  }
+
+  /** Open connections (tests watch them). */
+  get connections(): number {
+    return this.#clients.size;
+  }
+
+  observe(fn: (e: FrontEvent) => void): () => void {
+    this.#observers.add(fn);
+    return () => this.#observers.delete(fn);
+  }
+
+  #emit(e: FrontEvent): void {
+    for (const fn of this.#observers) fn(e);
+  }
+
+  #drop(c: Client, reason: "header-timeout" | "cap" | "too-large"): void {
+    if (c.closed) return;
+    closeClient(c);
+    this.#clients.delete(c);
+    this.#emit({ type: "dropped", reason });
+  }
+
+  /** Makes room for one more: the oldest connection still opening, else the oldest. */
+  #makeRoom(): void {
+    let victim: Client | undefined;
+    for (const c of this.#clients) {
+      if (c.opening) {
+        victim = c;
+        break;
+      }
+      victim ??= c;
+    }
+    if (victim) this.#drop(victim, "cap");
+  }
+
+  async #accept(): Promise<void> {
+    while (!this.#closed) {
+      let conn: Deno.TcpConn;
+      try {
+        conn = await this.#listener.accept();
+      } catch (error) {
+        if (this.#closed || error instanceof Deno.errors.BadResource) return;
+        // Out of descriptors (or another passing failure): free one, wait a moment, go on.
+        this.#emit({ type: "accept-failed" });
+        this.#makeRoom();
+        await new Promise((r) => setTimeout(r, 50));
+        continue;
+      }
+      if (this.#clients.size >= this.#max) this.#makeRoom();
+      const client: Client = { conn, opening: true, closed: false };
+      this.#clients.add(client);
+      this.#serve(client).catch(() => {}).finally(() => {
+        closeClient(client);
+        this.#clients.delete(client);
+      });
+    }
+  }
+
+  async #serve(c: Client): Promise<void> {
+    const timer = setTimeout(() => this.#drop(c, "header-timeout"), this.#headerTimeoutMs);
+    let head = new Uint8Array(4096);
+    let size = 0;
+    try {
+      for (;;) {
+        if (size === head.length) {
+          if (size >= this.#maxHeader) {
+            await c.conn.write(TOO_LARGE).catch(() => {});
+            return this.#drop(c, "too-large");
+          }
+          const next = new Uint8Array(Math.min(head.length * 2, this.#maxHeader));
+          next.set(head);
+          head = next;
+        }
+        const n = await c.conn.read(head.subarray(size));
+        if (n === null) return;
+        size += n;
+        if (indexOfBytes(head.subarray(0, size), HEADERS_END, size - n - 3) >= 0) break;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    if (c.closed) return;
+    c.opening = false;
+    c.upstream = await Deno.connect({ transport: "unix", path: this.#backend });
+    if (c.closed) return closeClient(c);
+    let off = 0;
+    while (off < size) off += await c.upstream.write(head.subarray(off, size));
+    const up = c.upstream;
+    // The client's end of sending is passed on; the server's end of answering ends it all.
+    relay(c.conn, up).then(() => up.closeWrite(), () => closeClient(c)).catch(() => {});
+    await relay(up, c.conn).catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    try {
+      this.#listener.close();
+    } catch { /* closed already */ }
+    for (const c of this.#clients) closeClient(c);
+    this.#clients.clear();
+    await this.done;
+  }
+}
