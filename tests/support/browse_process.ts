@@ -8,10 +8,17 @@ export interface BrowseProcess {
   stop(): Promise<Deno.CommandStatus>;
 }
 
-/** Starts `courier browse ARGS --port 0` and waits for the line with its URL. */
-export async function startBrowseProcess(args: string[]): Promise<BrowseProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--quiet", MAIN, "browse", "--port", "0", ...args],
+/**
+ * Starts `courier browse ARGS --port 0` and waits for the line with its URL. `prefix` runs it
+ * under another command (`prlimit --nofile=1024 --`).
+ */
+export async function startBrowseProcess(
+  args: string[],
+  prefix: string[] = [],
+): Promise<BrowseProcess> {
+  const deno = ["run", "--allow-all", "--quiet", MAIN, "browse", "--port", "0", ...args];
+  const child = new Deno.Command(prefix[0] ?? Deno.execPath(), {
+    args: prefix.length > 0 ? [...prefix.slice(1), Deno.execPath(), ...deno] : deno,
     stdout: "piped",
     stderr: "piped",
     stdin: "null",

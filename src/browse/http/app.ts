@@ -13,11 +13,14 @@ import { tokenGuard } from "./middleware/token.ts";
 import { pageResponse } from "./page.ts";
 import {
   type Answer,
+  MAX_ANSWER_BYTES,
   QueryTimeoutError,
   QueueFullError,
+  STALL_MS,
   WorkerError,
   type WorkerPool,
 } from "../pool/pool.ts";
+import { AnswerBudget } from "./answer_budget.ts";
 import type { WorkerRequest } from "../pool/protocol.ts";
 import { allowedHosts } from "./security.ts";
 
@@ -35,14 +38,27 @@ export interface AppOptions {
   /** Longest query text accepted, characters. */
   maxQueryChars?: number;
   history?: History;
+  /** Default: room for MAX_ANSWER_BYTES four times, STALL_MS of stall. */
+  answers?: AnswerBudget;
 }
 
-function answerResponse(answer: Answer): Response {
+function answerResponse(answer: Answer, budget: AnswerBudget): Response {
   const headers: [string, string][] = [["Content-Type", answer.head.contentType]];
   if (answer.head.filename) {
     headers.push(["Content-Disposition", `attachment; filename="${answer.head.filename}"`]);
   }
-  return securedResponse(answer.body as BodyInit, answer.head.status, headers);
+  // A download streams from its worker with back-pressure; an answer read whole is held
+  // against the budget until its client takes it.
+  const body = answer.body instanceof Uint8Array ? budget.body(answer.body) : answer.body;
+  if (body === null) {
+    return errorResponse(
+      503,
+      "the server is holding as many large answers as it may for clients that have not read " +
+        "them yet: retry later, or download the rows (format=csv, xml or json)",
+      { "Retry-After": "5" },
+    );
+  }
+  return securedResponse(body as BodyInit, answer.head.status, headers);
 }
 
 /** The browser's HTTP app: the API under /api and the page at /. */
@@ -51,6 +67,7 @@ export function createApp(options: AppOptions): Hono {
   const history = options.history ?? new History(500);
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const maxChars = options.maxQueryChars ?? 100_000;
+  const budget = options.answers ?? new AnswerBudget(4 * MAX_ANSWER_BYTES, STALL_MS);
   // On every path, so refusals and 404s carry them too.
   app.use("*", securityHeaders(), hostGuard(allowedHosts(options.host, options.port)));
 
@@ -65,7 +82,7 @@ export function createApp(options: AppOptions): Hono {
 
   const run = async (c: Context, req: WorkerRequest, download = false) => {
     const answer = await options.pool.run(req, download, c.req.raw.signal);
-    return { answer, response: answerResponse(answer) };
+    return { answer, response: answerResponse(answer, budget) };
   };
 
   app.get("/", () => pageResponse());

@@ -37,7 +37,9 @@ const TOO_LARGE = new TextEncoder().encode(
 );
 
 /** The soft limit on open descriptors (Linux), or null where it cannot be read. */
-export function descriptorLimit(read = () => Deno.readTextFileSync("/proc/self/limits")): number | null {
+export function descriptorLimit(
+  read = () => Deno.readTextFileSync("/proc/self/limits"),
+): number | null {
   try {
     const m = /^Max open files\s+(\d+|unlimited)/m.exec(read());
     if (!m) return null;

@@ -1,0 +1,68 @@
+/**
+ * Answers held in the server's memory until their clients take them, under one budget. A
+ * JSON answer is read whole from its worker (so a slow client never holds a worker), and the
+ * server then holds it until the client has read it: clients that asked for large answers and
+ * never read them grew the server by the size of each (100 such clients: over 1 GB, kept after
+ * they left). A large answer now counts against the budget from the moment it is handed to the
+ * client until its last byte is taken, its client goes, or the client takes nothing for the
+ * stall limit; one that would pass the budget is refused with 503 instead of held. Small
+ * answers are not counted: the connection cap bounds them.
+ */
+
+/** Answers up to this size are sent as they are, uncounted. */
+export const SMALL_ANSWER_BYTES = 64 * 1024;
+const CHUNK = 64 * 1024;
+
+export class AnswerBudget {
+  #used = 0;
+
+  /**
+   * @param limit the most bytes of large answers held at once
+   * @param stallMs how long a client may take nothing before its answer is dropped
+   */
+  constructor(readonly limit: number, readonly stallMs: number) {}
+
+  /** Bytes of large answers held now. */
+  get used(): number {
+    return this.#used;
+  }
+
+  /**
+   * The body to send `bytes` with: the bytes themselves when small, a stream that holds them
+   * against the budget when large, or null when the budget has no room for them.
+   */
+  body(bytes: Uint8Array): Uint8Array | ReadableStream<Uint8Array> | null {
+    const size = bytes.length;
+    if (size <= SMALL_ANSWER_BYTES) return bytes;
+    if (this.#used + size > this.limit) return null;
+    this.#used += size;
+    let held: Uint8Array | null = bytes;
+    let off = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const release = () => {
+      clearTimeout(timer);
+      if (held === null) return;
+      held = null;
+      this.#used -= size;
+    };
+    return new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        clearTimeout(timer);
+        if (held === null) return;
+        if (off >= size) {
+          release();
+          controller.close();
+          return;
+        }
+        const end = Math.min(size, off + CHUNK);
+        controller.enqueue(held.subarray(off, end));
+        off = end;
+        timer = setTimeout(() => {
+          release();
+          controller.error(new Error("the client stopped reading its answer"));
+        }, this.stallMs);
+      },
+      cancel: release,
+    }, { highWaterMark: 0 });
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The browse server bounds itself, as a real process: clients that never finish their headers
+ * are dropped and cannot exhaust its descriptors, and clients that never read their answers
+ * cannot grow its memory without limit. Both run under `prlimit --nofile=1024`, the common
+ * default that ~1,000 half-open connections used to exhaust (the server exited).
+ */
+import assert from "node:assert/strict";
+import { makeFixtureDb } from "../support/browse_fixtures.ts";
+import { childPids, rss, startBrowseProcess } from "../support/browse_process.ts";
+
+const MB = 1024 * 1024;
+const PRLIMIT = ["prlimit", "--nofile=1024", "--"];
+
+/** Resident memory of a process and its children now, bytes. */
+function treeRss(pid: number): number {
+  return [pid, ...childPids(pid)].reduce((sum, p) => {
+    try {
+      return sum + rss(p).now;
+    } catch {
+      return sum;
+    }
+  }, 0);
+}
+
+function port(url: string): number {
+  return Number(new URL(url).port);
+}
+
+async function tables(url: string): Promise<number> {
+  const res = await fetch(new URL("/api/tables", url));
+  await res.body?.cancel();
+  return res.status;
+}
+
+Deno.test("bounds: 1,100 half-open connections under a 1,024-descriptor limit; the server answers and drops them", async () => {
+  const server = await startBrowseProcess([await makeFixtureDb()], PRLIMIT);
+  const conns: Deno.TcpConn[] = [];
+  try {
+    const half = new TextEncoder().encode(
+      "GET /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ",
+    );
+    for (let i = 0; i < 1100; i++) {
+      const c = await Deno.connect({ hostname: "127.0.0.1", port: port(server.url) });
+      conns.push(c);
+      await c.write(half).catch(() => {});
+    }
+    // Room is made for a client that sends its request: the oldest half-open one goes.
+    assert.equal(await tables(server.url), 200);
+    // Every half-open connection is closed by the server: at the cap, or after its 5 s.
+    const buf = new Uint8Array(16);
+    for (const c of conns) {
+      const n = await c.read(buf).catch(() => null);
+      assert.equal(n, null, "a half-open connection was answered or kept");
+    }
+    assert.equal(await tables(server.url), 200, "the server still answers");
+  } finally {
+    for (const c of conns) {
+      try {
+        c.close();
+      } catch { /* closed */ }
+    }
+    // Stopped by its SIGTERM, as it stops when nothing went wrong.
+    assert.equal((await server.stop()).code, 0);
+  }
+});
+
+Deno.test("bounds: 40 clients that never read a 27 MB answer hold at most the answer budget", async () => {
+  const server = await startBrowseProcess([await makeFixtureDb()], PRLIMIT);
+  const conns: Deno.TcpConn[] = [];
+  try {
+    assert.equal(await tables(server.url), 200);
+    const idle = treeRss(server.pid);
+    // 20 rows of 500,000 three-byte characters: ~30 MB of JSON, under the 32 MiB answer cap.
+    const query = JSON.stringify({
+      query: "SELECT replace(hex(zeroblob(500000)), '00', '界') FROM " +
+        "(WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 20) SELECT n FROM s)",
+    });
+    const body = new TextEncoder().encode(query);
+    const head = new TextEncoder().encode(
+      `POST /api/query HTTP/1.1\r\nHost: 127.0.0.1:${port(server.url)}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    const statuses: string[] = [];
+    let peak = 0;
+    for (let i = 0; i < 40; i++) {
+      const c = await Deno.connect({ hostname: "127.0.0.1", port: port(server.url) });
+      conns.push(c);
+      await c.write(head);
+      await c.write(body);
+      // Only the status line is read; then the client stops reading for good.
+      const buf = new Uint8Array(12);
+      let got = 0;
+      while (got < 12) {
+        const n = await c.read(buf.subarray(got));
+        if (n === null) break;
+        got += n;
+      }
+      statuses.push(new TextDecoder().decode(buf.subarray(9, 12)));
+      peak = Math.max(peak, treeRss(server.pid));
+    }
+    const held = statuses.filter((s) => s === "200").length;
+    assert.ok(held >= 1 && held <= 5, `answers held: ${statuses.join(" ")}`);
+    assert.ok(statuses.filter((s) => s === "503").length >= 35, statuses.join(" "));
+    // The budget (128 MiB) and the answers in flight, over the tree's idle size.
+    const growth = peak - idle;
+    assert.ok(growth < 400 * MB, `the process tree grew by ${Math.round(growth / MB)} MB`);
+    // A small answer is never refused for the budget.
+    const point = await fetch(new URL("/api/query?query=SELECT+1", server.url));
+    assert.equal(point.status, 200);
+    await point.body?.cancel();
+    console.log(
+      `stalled readers: ${held} answers held, tree idle ${Math.round(idle / MB)} MB, ` +
+        `peak ${Math.round(peak / MB)} MB`,
+    );
+  } finally {
+    for (const c of conns) c.close();
+    await server.stop();
+  }
+});
