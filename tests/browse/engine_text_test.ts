@@ -95,3 +95,38 @@ Deno.test("text that is not UTF-8 is answered with U+FFFD in every format, never
     await b.close();
   }
 });
+
+Deno.test("--write: RETURNING text that is not UTF-8 answers U+FFFD, the worker lives", async () => {
+  const path = await makeFixtureDb();
+  const b = await startTestBrowser(path, { write: true, workers: 1 });
+  try {
+    const pids = b.pool.pids;
+    const statements = [
+      "CREATE TABLE r (id INTEGER PRIMARY KEY, a TEXT)",
+      "INSERT INTO r (a) VALUES (CAST(x'ff80' AS TEXT)) RETURNING a",
+      "UPDATE r SET a = CAST(x'41fe' AS TEXT) RETURNING a, typeof(a)",
+      "INSERT INTO r (a) VALUES (CAST(x'c3' AS TEXT)), ('ok') RETURNING id, a",
+      "DELETE FROM r WHERE id = 1 RETURNING a",
+    ];
+    const rows = [];
+    for (const sql of statements) {
+      const r = await postQuery(b, sql);
+      assert.equal(r.status, 200, `${sql}: ${r.text}`);
+      rows.push((r.body as { rows: unknown[][] }).rows);
+    }
+    assert.deepEqual(rows.slice(1), [
+      [[`${FFFD}${FFFD}`]],
+      [[`A${FFFD}`, "text"]],
+      [[2, FFFD], [3, "ok"]],
+      [[`A${FFFD}`]],
+    ]);
+    assert.deepEqual(b.pool.pids, pids, "no worker died");
+    // Read-only reads of the same values, as PRAGMA and EXPLAIN answers too.
+    assert.equal((await postQuery(b, "SELECT a FROM r")).status, 200);
+    assert.equal((await postQuery(b, "PRAGMA journal_mode")).status, 200);
+    const check = await postQuery(b, "PRAGMA integrity_check(1)");
+    assert.deepEqual((check.body as { rows: unknown }).rows, [["ok"]]);
+  } finally {
+    await b.close();
+  }
+});
