@@ -73,6 +73,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   let settings = await loadSettings(flags.configPath);
   const logger = stderrLogger(undefined, flags.logLevel);
+  for (const warning of settings.warnings ?? []) logger.warn(warning);
   const metrics = new ForwardMetrics();
 
   const runtime = await Runtime.open({
@@ -223,6 +224,7 @@ async function reload(
     for (const problem of error.problems) logger.error(problem);
     return null;
   }
+  for (const warning of next.warnings ?? []) logger.warn(warning);
   const moved = RESTART_ONLY.filter(([key]) => current[key] !== next[key]);
   if (moved.length > 0) {
     logger.error("reload failed; the running config stays", { problems: moved.length });

@@ -48,6 +48,7 @@ export async function run(argv: string[]): Promise<number> {
   const settings = await loadSettings(configPath);
   const feeds = selectFeeds("once", settings, values.feed ?? []);
   const logger = stderrLogger(undefined, logLevel);
+  for (const warning of settings.warnings ?? []) logger.warn(warning);
 
   const runtime = await Runtime.open({
     settings,

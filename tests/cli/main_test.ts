@@ -88,7 +88,8 @@ Deno.test("cli: validate --json prints the effective settings without secrets", 
     3,
     -1,
   ]);
-  assertMatch(view.feeds[0].next_run, /^\d{4}-\d\d-\d\dT\d\d:\d\d:00[+-]\d\d:\d\d$/);
+  // One time style with `status --json`: ISO 8601 in UTC.
+  assertMatch(view.feeds[0].next_run, /^\d{4}-\d\d-\d\dT\d\d:\d\d:00\.000Z$/);
   assert(!r.stdout.includes("s3cret") && !r.stdout.includes("AAExampleToken"));
 });
 
@@ -119,7 +120,14 @@ Deno.test("cli: validate --json spells every key as the config file does", async
   // `config` (the file read) and `next_run` are derived, not settings.
   const extra = (keys: string[], known: string[], derived: string[]) =>
     keys.filter((k) => !known.includes(k) && !derived.includes(k));
-  assertEquals(extra(Object.keys(view), top, ["config"]), []);
+  assertEquals(
+    extra(Object.keys(view), top, [
+      "config",
+      "messenger_auth_token_file",
+      "messenger_auth_token_source",
+    ]),
+    [],
+  );
   for (const f of view.feeds) assertEquals(extra(Object.keys(f), feed, ["next_run"]), []);
   assertEquals(view.feeds[0].title, "Link");
   // Every key of the file is shown, but `refs` (anchors only) and `feeds` by its items.
@@ -134,7 +142,8 @@ Deno.test("cli: a config error in another command's path is also one line per pr
   const r = await runCli(["validate", "-c", `${dir}/bad.yml`]);
   assertEquals(r.code, 2);
   assertEquals(r.stderr.trim().split("\n"), [
-    `${dir}/bad.yml:1:1: messenger_auth_token: missing required key`,
+    `${dir}/bad.yml:1:1: messenger_auth_token: missing required key ` +
+    "(or messenger_auth_token_file, or $COURIER_MESSENGER_AUTH_TOKEN(_FILE))",
     `${dir}/bad.yml:1:8: feeds: must be a list of feeds`,
   ]);
   await Deno.remove(dir, { recursive: true });
