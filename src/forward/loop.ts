@@ -108,7 +108,7 @@ export class Loop {
       this.#logger.info("scheduled", {
         feed: feed.name,
         cron: feed.cron,
-        next_run: this.#nextRunText(feed.name, now),
+        ...this.#nextRun(feed.name, now),
       });
     }
     if (this.#options.maintenance) this.#maintain();
@@ -213,10 +213,16 @@ export class Loop {
     return changes;
   }
 
-  #nextRunText(feed: string, now: Date): string {
+  /**
+   * A feed's next run for the log: `next_run` is always a time (or absent when the schedule
+   * has ended), and `catch_up=true` says it is due at once because a time passed while down.
+   */
+  #nextRun(feed: string, now: Date): { next_run?: string; catch_up?: true } {
     const next = this.#schedule.nextFor(feed);
-    if (next === null) return "never";
-    return next.getTime() <= now.getTime() ? "now (catch-up)" : next.toISOString();
+    if (next === null) return {};
+    return next.getTime() <= now.getTime()
+      ? { next_run: now.toISOString(), catch_up: true }
+      : { next_run: next.toISOString() };
   }
 
   #tick(): void {

@@ -147,12 +147,12 @@ Deno.test("forward: catches up at start, serves /healthz and /metrics, a SIGHUP 
     const courier = env.forward("--metrics", `127.0.0.1:${port}`);
 
     assert.match(
-      await courier.line(/ scheduled feed=news/),
-      /INFO {2}scheduled feed=news cron="\* \* \* \* \*" next_run="now \(catch-up\)"/,
+      await courier.line(/ msg=scheduled feed=news/),
+      /level=info msg=scheduled feed=news cron="\* \* \* \* \*" next_run=\S+Z catch_up=true/,
     );
     await courier.until("the catch-up posts", () => env.bot.messages().length === 2);
     assert.deepEqual(bolds(env.bot), ["N one", "N two"]);
-    await courier.line(/feed sent feed=news sent=2/);
+    await courier.line(/msg="feed sent" feed=news sent=2/);
 
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     assert.equal(health.status, 200);
@@ -171,7 +171,7 @@ Deno.test("forward: catches up at start, serves /healthz and /metrics, a SIGHUP 
     });
     courier.kill("SIGHUP");
     assert.match(
-      await courier.line(/ reloaded /),
+      await courier.line(/ msg=reloaded /),
       /reloaded feeds=2 added=extra changed=none removed=none messenger=unchanged/,
     );
     await courier.until("the added feed posts", () => bolds(env.bot, "@chan_extra").length === 1);
@@ -180,7 +180,7 @@ Deno.test("forward: catches up at start, serves /healthz and /metrics, a SIGHUP 
     courier.kill("SIGTERM");
     assert.equal(await courier.exit(), 0, courier.stderr);
     assert.match(courier.stderr, /stopping signal=SIGTERM grace_s=30/);
-    assert.match(courier.stderr, /INFO {2}stopped\n/);
+    assert.match(courier.stderr, /level=info msg=stopped\n/);
     // Released, not left behind: taking it is not a takeover.
     const lock = await acquireLock(`${env.dir}/data`);
     assert.equal(lock.takenOverFrom, null);
@@ -225,19 +225,19 @@ Deno.test("forward: a broken config or a new data_dir on SIGHUP is refused with 
     courier.kill("SIGHUP");
     assert.match(
       await courier.line(/reload failed/),
-      /ERROR reload failed; the running config stays problems=2/,
+      /level=error msg="reload failed; the running config stays" problems=2/,
     );
     const located = `${env.config}:\\d+:\\d+: feeds\\[0\\]`;
-    await courier.line(new RegExp(`ERROR ${located}.*chanel`));
-    await courier.line(new RegExp(`ERROR ${located}\\.cron`));
+    await courier.line(new RegExp(`level=error msg="${located}.*chanel`));
+    await courier.line(new RegExp(`level=error msg="${located}\\.cron`));
 
     await env.writeConfig({ ...good, data_dir: `${env.dir}/elsewhere` });
     courier.kill("SIGHUP");
     await courier.line(
-      /ERROR .*config\.yml: data_dir changed from .*\/data to .*\/elsewhere: this needs a restart/,
+      /level=error .*config\.yml: data_dir changed from .*\/data to .*\/elsewhere: this needs a restart/,
     );
     assert.equal(courier.stderr.match(/reload failed/g)?.length, 2);
-    assert.doesNotMatch(courier.stderr, / reloaded /);
+    assert.doesNotMatch(courier.stderr, / msg=reloaded /);
 
     // The old config goes on: at the next minute its feed runs and posts a new entry.
     env.feeds.set("/news.xml", [{ id: "n1", title: "N one" }, { id: "n2", title: "N two" }]);
@@ -277,10 +277,10 @@ Deno.test("forward: a second SIGTERM during the grace period exits at once with 
       const courier = env.forward("--grace", "600");
       await courier.until("the run started", () => slow.hits() === 1);
       courier.kill("SIGTERM");
-      await courier.line(/stopping signal=SIGTERM grace_s=600/);
+      await courier.line(/msg=stopping signal=SIGTERM grace_s=600/);
       courier.kill("SIGTERM");
       assert.equal(await courier.exit(), 143);
-      assert.doesNotMatch(courier.stderr, /INFO {2}stopped/);
+      assert.doesNotMatch(courier.stderr, /level=info msg=stopped/);
       assert.equal(env.bot.messages().length, 0);
       // Left as by a crash: the next courier takes the lock over from the process that is gone.
       const lock = await acquireLock(`${env.dir}/data`);
@@ -308,7 +308,7 @@ Deno.test("once: the first SIGINT lets the run end, prints the summary and exits
         await once.until("news sent", () => env.bot.messages().length === 1);
         once.kill("SIGINT");
         assert.equal(await once.exit(), 130, once.stderr);
-        assert.match(once.stderr, /WARN {2}stopping: .*signal=SIGINT/);
+        assert.match(once.stderr, /level=warn msg="stopping: .*signal=SIGINT/);
         // The summary still comes: news sent, slow stopped.
         assert.match(once.stdout, /news/);
         assert.match(once.stdout, /slow/);
