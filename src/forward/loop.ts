@@ -208,6 +208,7 @@ export class Loop {
     const changes = this.#schedule.update(feeds, this.#lastSuccess, now);
     this.#feeds = new Map(feeds.map((f) => [f.name, f]));
     for (const feed of feeds) {
+      this.#options.metrics?.addFeed(feed.name);
       this.#options.metrics?.setNextRun(feed.name, this.#schedule.nextFor(feed.name));
     }
     return changes;
@@ -288,6 +289,7 @@ export class Loop {
     if (metrics) {
       metrics.recordRun(name, outcome, seconds);
       if (result.sent > 0) metrics.recordSent(name, result.sent);
+      if (result.refused > 0) metrics.recordRefused(name, result.refused);
     }
     if (result.error === null) {
       const at = new Date(this.#clock.now());

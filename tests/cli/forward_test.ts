@@ -24,11 +24,11 @@ class Courier {
   readonly status: Promise<Deno.CommandStatus>;
   readonly #drained: Promise<void>;
 
-  constructor(args: string[], cwd: string) {
+  constructor(args: string[], cwd: string, env: Record<string, string> = {}) {
     this.#child = new Deno.Command(Deno.execPath(), {
       args: ["run", "--allow-all", "--quiet", MAIN, ...args],
       cwd,
-      env: { NO_COLOR: "1" },
+      env: { NO_COLOR: "1", ...env },
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
@@ -94,6 +94,7 @@ interface Env {
   bot: FakeBotApi;
   writeConfig(doc: Record<string, unknown>): Promise<void>;
   forward(...args: string[]): Courier;
+  forwardWith(env: Record<string, string>, ...args: string[]): Courier;
 }
 
 function feed(name: string, url: string, extra: Record<string, unknown> = {}) {
@@ -118,7 +119,14 @@ async function withEnv(fn: (env: Env) => Promise<void>) {
       );
     },
     forward(...args) {
-      const c = new Courier(["forward", "-c", config, "--messenger-api", bot.url, ...args], dir);
+      return env.forwardWith({}, ...args);
+    },
+    forwardWith(vars, ...args) {
+      const c = new Courier(
+        ["forward", "-c", config, "--messenger-api", bot.url, ...args],
+        dir,
+        vars,
+      );
       started.push(c);
       return c;
     },
@@ -344,4 +352,93 @@ Deno.test("forward: bad flags are usage errors (exit 2, one line, nothing starte
     assert.equal(help.code, 0);
     assert.match(help.stdout, /--grace SECONDS/);
     assert.match(help.stdout, /SIGHUP/);
+  }));
+
+/** promtool, when installed (Debian `prometheus`; .ci/peers.sh installs it). */
+async function promtool(): Promise<boolean> {
+  try {
+    return (await new Deno.Command("promtool", {
+      args: ["--version"],
+      stdout: "null",
+      stderr: "null",
+    }).output()).success;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("forward: /readyz, build info, a feed that never succeeded has a last-success series, promtool check metrics is clean", () =>
+  withEnv(async (env) => {
+    env.feeds.set("/news.xml", [{ id: "n1", title: "N one" }]);
+    env.feeds.fail("/down.xml", 500);
+    await env.writeConfig({
+      feeds: [feed("news", env.feeds.url("/news.xml")), feed("down", env.feeds.url("/down.xml"))],
+    });
+    const port = closedPort();
+    const courier = env.forward("--metrics", `127.0.0.1:${port}`);
+    await courier.line(/msg="feed sent" feed=news sent=1/);
+    await courier.line(/msg="feed failed" feed=down/);
+
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    assert.deepEqual([ready.status, await ready.json()], [200, { status: "ready" }]);
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    assert.match(text, /^courier_build_info\{version="\d+\.\d+\.\d+[^"]*"\} 1$/m);
+    assert.match(text, /^courier_feed_last_success_timestamp_seconds\{feed="down"\} 0$/m);
+    assert.match(text, /^courier_feed_last_success_timestamp_seconds\{feed="news"\} \d{10}/m);
+    assert.match(text, /^courier_feed_entries_refused_total\{feed="news"\} 0$/m);
+    for (
+      const name of ["cpu_seconds_total", "resident_memory_bytes", "open_fds", "start_time_seconds"]
+    ) {
+      assert.match(text, new RegExp(`^process_${name} \\d`, "m"), name);
+    }
+
+    if (await promtool()) {
+      const check = new Deno.Command("promtool", {
+        args: ["check", "metrics"],
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const writer = check.stdin.getWriter();
+      await writer.write(new TextEncoder().encode(text));
+      await writer.close();
+      const out = await check.output();
+      const said = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+      assert.deepEqual([out.code, said.trim()], [0, ""], "promtool check metrics");
+    } else {
+      console.warn("promtool not installed (Debian prometheus): its check was skipped");
+    }
+    courier.kill("SIGTERM");
+    assert.equal(await courier.exit(), 0, courier.stderr);
+  }));
+
+Deno.test("forward: tells systemd READY=1, pings the watchdog, says STOPPING=1 ($NOTIFY_SOCKET)", () =>
+  withEnv(async (env) => {
+    env.feeds.set("/news.xml", [{ id: "n1", title: "N one" }]);
+    await env.writeConfig({ feeds: [feed("news", env.feeds.url("/news.xml"))] });
+    const socketDir = await Deno.makeTempDir();
+    const path = `${socketDir}/notify`;
+    // What systemd listens on: a unix datagram socket.
+    const systemd = Deno.listenDatagram({ path, transport: "unixpacket" });
+    const messages: string[] = [];
+    const next = async () => {
+      const [data] = await systemd.receive();
+      const text = new TextDecoder().decode(data);
+      messages.push(text);
+      return text;
+    };
+    try {
+      // A 200 ms watchdog: pinged every 100 ms while the scheduler is healthy.
+      const courier = env.forwardWith({ NOTIFY_SOCKET: path, WATCHDOG_USEC: "200000" });
+      const first = await next();
+      assert.match(first, /^READY=1\nSTATUS=forwarding 1 feeds\nMAINPID=\d+$/);
+      assert.equal(await next(), "WATCHDOG=1");
+      courier.kill("SIGTERM");
+      while (!messages.includes("STOPPING=1\nSTATUS=stopping")) await next();
+      assert.equal(await courier.exit(), 0, courier.stderr);
+      assert.ok(messages.slice(1, -1).every((m) => m === "WATCHDOG=1"), messages.join(" | "));
+    } finally {
+      systemd.close();
+      await Deno.remove(socketDir, { recursive: true });
+    }
   }));
