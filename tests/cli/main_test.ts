@@ -34,6 +34,45 @@ Deno.test("cli: unknown commands and flags are usage errors (exit 2, one line)",
     unknown.stderr.trim(),
     `courier: unknown command "frobnicate" (see 'courier --help')`,
   );
+  // A likely typo gets its correction, for commands and for options.
+  const cases: [string[], string][] = [
+    [
+      ["forwrd"],
+      `courier: unknown command "forwrd"; did you mean "forward"? (see 'courier --help')`,
+    ],
+    [
+      ["stauts", "--json"],
+      `courier: unknown command "stauts"; did you mean "status"? (see 'courier --help')`,
+    ],
+    [
+      ["help", "valdate"],
+      `courier: unknown command "valdate"; did you mean "validate"? (see 'courier --help')`,
+    ],
+    [
+      ["validate", "--jsn"],
+      "courier validate: unknown option --jsn; did you mean --json? (see 'courier validate --help')",
+    ],
+    [
+      ["once", "--dryrun"],
+      "courier once: unknown option --dryrun; did you mean --dry-run? (see 'courier once --help')",
+    ],
+    [
+      ["forward", "--metric=:9464"],
+      "courier forward: unknown option --metric; did you mean --metrics? (see 'courier forward --help')",
+    ],
+    [
+      ["--jsn"],
+      "courier: unknown option --jsn (options go after the command; see 'courier --help')",
+    ],
+    [
+      ["--verison"],
+      "courier: unknown option --verison; did you mean --version? (options go after the command; see 'courier --help')",
+    ],
+  ];
+  for (const [args, line] of cases) {
+    const r = await runCli(args);
+    assertEquals([r.code, r.stdout, r.stderr], [2, "", `${line}\n`], args.join(" "));
+  }
   const flag = await runCli(["validate", "--colour"]);
   assertEquals(flag.code, 2);
   assertEquals(flag.stderr.trim().split("\n").length, 1, flag.stderr);
@@ -43,10 +82,38 @@ Deno.test("cli: unknown commands and flags are usage errors (exit 2, one line)",
   assertMatch(format.stderr, /--log-format must be "text" or "json"/);
 });
 
-Deno.test("cli: no arguments prints usage on stderr and exits 2", async () => {
+Deno.test("cli: no arguments is one usage line naming the commands, exit 2", async () => {
   const r = await runCli([]);
   assertEquals(r.code, 2);
-  assertMatch(r.stderr, /Usage: courier <command>/);
+  assertEquals(
+    r.stderr,
+    `courier: no command given: one of ${COMMANDS.map((c) => c.name).join(", ")} ` +
+      "(see 'courier --help')\n",
+  );
+});
+
+Deno.test("cli: every usage error of every command is one line", async () => {
+  const cases = [
+    ["forward", "--grace", "soon"],
+    ["forward", "--metrics", "nowhere"],
+    ["once", "--concurrency", "0"],
+    ["once", "--log-level", "loud"],
+    ["status", "extra"],
+    ["browse", "--port", "99999"],
+    ["browse", "a.db", "b.db"],
+    ["validate", "-c"],
+    ["schema", "--json"],
+    ["preview"],
+    ["completions"],
+    ["help", "a", "b"],
+    ["--log-format", "xml", "schema"],
+  ];
+  for (const args of cases) {
+    const r = await runCli(args);
+    assertEquals(r.code, 2, args.join(" "));
+    assertEquals(r.stderr.trimEnd().split("\n").length, 1, `${args.join(" ")}: ${r.stderr}`);
+    assertMatch(r.stderr, /^courier/);
+  }
 });
 
 Deno.test("cli: the config path comes from -c, else $COURIER_CONFIG, else ./config.yml", async () => {
