@@ -7,6 +7,7 @@ import { onceCommand } from "./once.ts";
 import { statusCommand } from "./status.ts";
 import { forwardCommand } from "./forward.ts";
 import { completionsCommand } from "./completions.ts";
+import { healthcheckCommand } from "./healthcheck.ts";
 
 /** Every subcommand, in the order `courier --help` lists them. Add one line per command. */
 export const COMMANDS: readonly Command[] = [
@@ -17,5 +18,6 @@ export const COMMANDS: readonly Command[] = [
   validateCommand,
   schemaCommand,
   previewCommand,
+  healthcheckCommand,
   completionsCommand,
 ];
