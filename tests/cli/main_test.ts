@@ -251,3 +251,14 @@ Deno.test("cli: a first run without config.yml says what to do next, for every c
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("examples/config.yml: data_dir is absolute, as README's warning asks", async () => {
+  const r = await runCli(["validate", "--json", "-c", "examples/config.yml"], {
+    cwd: new URL("../..", import.meta.url).pathname,
+  });
+  assertEquals(r.code, 0, r.stderr);
+  const view = JSON.parse(r.stdout);
+  assertEquals(view.data_dir, "/var/lib/courier");
+  const text = await Deno.readTextFile(new URL("../../examples/config.yml", import.meta.url));
+  assertMatch(text, /^data_dir: \/\S+/m);
+});
