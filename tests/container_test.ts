@@ -10,6 +10,7 @@ import { closedPort } from "./support/hostile_servers.ts";
 import { runCli } from "./support/cli.ts";
 import { startFakeBotApi } from "./support/fake_bot_api.ts";
 import { startFeedServer } from "./support/once_feeds.ts";
+import { startForward } from "./support/forward_process.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const read = (path: string) => Deno.readTextFile(new URL(path, ROOT));
@@ -177,34 +178,23 @@ Deno.test("the image's HEALTHCHECK command: 0 for a running forward, 1 for none,
     COURIER_CONFIG: `${dir}/config.yml`,
     COURIER_MESSENGER_AUTH_TOKEN_FILE: `${dir}/token`,
   };
-  const forward = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", new URL("../main.ts", import.meta.url).pathname, "forward"]
-      .concat(["--metrics", `127.0.0.1:${port}`, "--messenger-api", bot.url]),
-    env: { NO_COLOR: "1", ...env },
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = forward.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let log = "";
+  const forward = startForward(
+    ["--metrics", `127.0.0.1:${port}`, "--messenger-api", bot.url],
+    env,
+  );
+  let stopped = false;
   try {
     // The server is up once forward says so.
-    while (!log.includes("msg=forwarding")) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      log += value;
-    }
+    await forward.until("msg=forwarding");
     const check = await runCli(["healthcheck", `127.0.0.1:${port}`]);
-    assert.deepEqual([check.code, check.stdout, check.stderr], [0, "", ""], log);
-  } finally {
-    forward.kill("SIGTERM");
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      log += value;
-    }
-    assert.equal((await forward.status).code, 0, log);
+    assert.deepEqual([check.code, check.stdout, check.stderr], [0, "", ""]);
+    const { code, log } = await forward.stop();
+    stopped = true;
+    assert.equal(code, 0, log);
     assert.match(log, /msg=stopped/);
     assert.ok(!log.includes("TEST-token"), "the token stays out of the log");
+  } finally {
+    if (!stopped) await forward.stop();
     await feeds.close();
     await bot.close();
     await Deno.remove(dir, { recursive: true });

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { runCli } from "./support/cli.ts";
+import { requireTool } from "./support/tools.ts";
 
 const UNIT = new URL("../examples/courier.service", import.meta.url);
 const text = await Deno.readTextFile(UNIT);
@@ -26,18 +27,7 @@ function directives(unit: string): Map<string, string[]> {
   return out;
 }
 
-async function analyze(): Promise<boolean> {
-  try {
-    const out = await new Deno.Command("systemd-analyze", {
-      args: ["--version"],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return out.success;
-  } catch {
-    return false;
-  }
-}
+const analyze = (what: string) => requireTool("systemd-analyze", what);
 
 /** The unit in a temporary directory, its ExecStart pointing at a real executable. */
 async function testCopy(): Promise<{ dir: string; unit: string }> {
@@ -71,10 +61,7 @@ Deno.test("systemd unit: notify with a watchdog, a state directory, the sandbox"
 });
 
 Deno.test("systemd unit: systemd-analyze verify accepts it", async () => {
-  if (!(await analyze())) {
-    console.warn("systemd-analyze not installed (Debian systemd): verify skipped");
-    return;
-  }
+  if (!(await analyze("systemd-analyze verify"))) return;
   const { dir, unit } = await testCopy();
   try {
     // Documentation=man:courier(1) is checked too: the page, generated, where MANPATH says.
@@ -95,10 +82,7 @@ Deno.test("systemd unit: systemd-analyze verify accepts it", async () => {
 });
 
 Deno.test("systemd unit: systemd-analyze security rates its exposure 2.0 or lower", async () => {
-  if (!(await analyze())) {
-    console.warn("systemd-analyze not installed (Debian systemd): security skipped");
-    return;
-  }
+  if (!(await analyze("systemd-analyze security"))) return;
   const { dir, unit } = await testCopy();
   try {
     const out = await new Deno.Command("systemd-analyze", {

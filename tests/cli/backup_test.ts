@@ -10,9 +10,10 @@ import { SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import { runCli } from "../support/cli.ts";
 import { startFakeBotApi } from "../support/fake_bot_api.ts";
 import { postItems, startFeedServer } from "../support/once_feeds.ts";
+import { startForward } from "../support/forward_process.ts";
+import { requireTool } from "../support/tools.ts";
 
 const TOKEN = "123456:TEST-token_backup";
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 async function sqlite(db: string, sql: string): Promise<string> {
   const out = await new Deno.Command("sqlite3", {
@@ -25,20 +26,8 @@ async function sqlite(db: string, sql: string): Promise<string> {
   return new TextDecoder().decode(out.stdout).trim();
 }
 
-async function hasSqlite3(): Promise<boolean> {
-  try {
-    return (await new Deno.Command("sqlite3", { args: ["-version"], stdout: "null" }).output())
-      .success;
-  } catch {
-    return false;
-  }
-}
-
 Deno.test("backup: .backup and VACUUM INTO while forward runs give a whole database; restored, nothing is sent twice", async () => {
-  if (!(await hasSqlite3())) {
-    console.warn("sqlite3 not installed (Debian sqlite3; .ci/peers.sh installs it): skipped");
-    return;
-  }
+  if (!(await requireTool("sqlite3", "the backup test", ["-version"]))) return;
   const dir = await Deno.makeTempDir();
   const feeds = startFeedServer();
   const bot = await startFakeBotApi({ token: TOKEN, limits: null });
@@ -59,42 +48,32 @@ Deno.test("backup: .backup and VACUUM INTO while forward runs give a whole datab
     }),
   );
   const db = `${dir}/data/feed_data/courier.db`;
-  const forward = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", MAIN, "forward", "-c", config, "--messenger-api", bot.url],
-    env: { NO_COLOR: "1" },
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = forward.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let log = "";
+  const forward = startForward(["-c", config, "--messenger-api", bot.url]);
+  let stopped = false;
   try {
-    while (!log.includes('msg="feed sent" feed=news sent=3')) {
-      const { value, done } = await reader.read();
-      assert.ok(!done, `forward ended early:\n${log}`);
-      log += value;
+    try {
+      await forward.until('msg="feed sent" feed=news sent=3');
+      // forward runs and holds the database; its last writes may still be in the WAL.
+      await sqlite(db, `.backup '${dir}/backup.db'`);
+      await sqlite(db, `VACUUM INTO '${dir}/vacuumed.db'`);
+      for (const copy of [`${dir}/backup.db`, `${dir}/vacuumed.db`]) {
+        assert.equal(await sqlite(copy, "PRAGMA integrity_check"), "ok", copy);
+        assert.equal(await sqlite(copy, "PRAGMA user_version"), String(SCHEMA_VERSION), copy);
+        assert.equal(
+          await sqlite(
+            copy,
+            "SELECT count(*) FROM entries WHERE feed = 'news' AND status = 'sent'",
+          ),
+          "3",
+          copy,
+        );
+      }
+      const { code, log } = await forward.stop();
+      stopped = true;
+      assert.equal(code, 0, log);
+    } finally {
+      if (!stopped) await forward.stop();
     }
-    // forward runs and holds the database; its last writes may still be in the WAL.
-    await sqlite(db, `.backup '${dir}/backup.db'`);
-    await sqlite(db, `VACUUM INTO '${dir}/vacuumed.db'`);
-    for (const copy of [`${dir}/backup.db`, `${dir}/vacuumed.db`]) {
-      assert.equal(await sqlite(copy, "PRAGMA integrity_check"), "ok", copy);
-      assert.equal(await sqlite(copy, "PRAGMA user_version"), String(SCHEMA_VERSION), copy);
-      assert.equal(
-        await sqlite(copy, "SELECT count(*) FROM entries WHERE feed = 'news' AND status = 'sent'"),
-        "3",
-        copy,
-      );
-    }
-  } finally {
-    forward.kill("SIGTERM");
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      log += value;
-    }
-    assert.equal((await forward.status).code, 0, log);
-  }
-  try {
     // Restore: the database replaced by the backup (its WAL and the last-success file gone too,
     // as after a lost disk), then a run: the entries are known, none is sent again.
     await Deno.remove(`${dir}/data`, { recursive: true });

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { COMMANDS } from "../../src/cli/commands.ts";
 import { runCli } from "../support/cli.ts";
+import { requireTool } from "../support/tools.ts";
 
 async function script(shell: string): Promise<string> {
   const r = await runCli(["completions", shell]);
@@ -13,19 +14,6 @@ async function script(shell: string): Promise<string> {
   const path = await Deno.makeTempFile({ suffix: `.${shell}` });
   await Deno.writeTextFile(path, r.stdout);
   return path;
-}
-
-async function has(shell: string): Promise<boolean> {
-  try {
-    const out = await new Deno.Command(shell, {
-      args: ["-c", "exit 0"],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return out.success;
-  } catch {
-    return false;
-  }
 }
 
 async function shellOutput(shell: string, args: string[], cwd?: string): Promise<string> {
@@ -95,10 +83,7 @@ Deno.test("completions: bash completes commands, options and their values", asyn
 });
 
 Deno.test("completions: fish completes commands and option values", async () => {
-  if (!(await has("fish"))) {
-    console.warn("fish not installed: its completion test was skipped");
-    return;
-  }
+  if (!(await requireTool("fish", "the fish completion test"))) return;
   const path = await script("fish");
   try {
     const out = await shellOutput("fish", [
@@ -118,10 +103,7 @@ Deno.test("completions: fish completes commands and option values", async () => 
 });
 
 Deno.test("completions: zsh loads the script and registers it for courier", async () => {
-  if (!(await has("zsh"))) {
-    console.warn("zsh not installed: its completion test was skipped");
-    return;
-  }
+  if (!(await requireTool("zsh", "the zsh completion test"))) return;
   const path = await script("zsh");
   const home = await Deno.makeTempDir();
   try {

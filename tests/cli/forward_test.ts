@@ -11,6 +11,7 @@ import { acquireLock } from "../../src/store/lock.ts";
 import { runCli } from "../support/cli.ts";
 import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
 import { deferred } from "../support/forward_stubs.ts";
+import { requireTool } from "../support/tools.ts";
 import { type FeedServer, rss, startFeedServer } from "../support/once_feeds.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -354,19 +355,6 @@ Deno.test("forward: bad flags are usage errors (exit 2, one line, nothing starte
     assert.match(help.stdout, /SIGHUP/);
   }));
 
-/** promtool, when installed (Debian `prometheus`; .ci/peers.sh installs it). */
-async function promtool(): Promise<boolean> {
-  try {
-    return (await new Deno.Command("promtool", {
-      args: ["--version"],
-      stdout: "null",
-      stderr: "null",
-    }).output()).success;
-  } catch {
-    return false;
-  }
-}
-
 Deno.test("forward: /readyz, build info, a feed that never succeeded has a last-success series, promtool check metrics is clean", () =>
   withEnv(async (env) => {
     env.feeds.set("/news.xml", [{ id: "n1", title: "N one" }]);
@@ -392,7 +380,7 @@ Deno.test("forward: /readyz, build info, a feed that never succeeded has a last-
       assert.match(text, new RegExp(`^process_${name} \\d`, "m"), name);
     }
 
-    if (await promtool()) {
+    if (await requireTool("promtool", "promtool check metrics")) {
       const check = new Deno.Command("promtool", {
         args: ["check", "metrics"],
         stdin: "piped",
@@ -405,8 +393,6 @@ Deno.test("forward: /readyz, build info, a feed that never succeeded has a last-
       const out = await check.output();
       const said = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
       assert.deepEqual([out.code, said.trim()], [0, ""], "promtool check metrics");
-    } else {
-      console.warn("promtool not installed (Debian prometheus): its check was skipped");
     }
     courier.kill("SIGTERM");
     assert.equal(await courier.exit(), 0, courier.stderr);

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { COMMANDS } from "../../src/cli/commands.ts";
 import { runCli } from "../support/cli.ts";
+import { requireTool } from "../support/tools.ts";
 
 /** What roff prints for a line of the page's source (our escapes undone). */
 const unescape = (line: string) => line.replace(/^\\&/, "").replaceAll("\\e", "\\");
@@ -23,12 +24,7 @@ Deno.test("man page: every command's --help is in it, word for word", async () =
 });
 
 Deno.test("man page: man renders it without a warning", async () => {
-  const man = await new Deno.Command("man", { args: ["--version"], stdout: "null", stderr: "null" })
-    .output().then((o) => o.success, () => false);
-  if (!man) {
-    console.warn("man is not installed: rendering skipped");
-    return;
-  }
+  if (!(await requireTool("man", "rendering the man page"))) return;
   const page = await Deno.makeTempFile({ suffix: ".1" });
   try {
     await Deno.writeTextFile(page, (await runCli(["help", "--man"])).stdout);

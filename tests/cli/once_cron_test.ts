@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { stringify } from "yaml";
 import { runCli } from "../support/cli.ts";
+import { requireTool } from "../support/tools.ts";
 import { startFakeBotApi } from "../support/fake_bot_api.ts";
 import { postItems, startFeedServer } from "../support/once_feeds.ts";
 
@@ -112,12 +113,7 @@ function screenLines(text: string): string[] {
 }
 
 Deno.test("once on a terminal: the progress line is cleared before each log line", async () => {
-  const script = await new Deno.Command("script", { args: ["--version"], stdout: "null" })
-    .output().then((o) => o.success, () => false);
-  if (!script) {
-    console.warn("skipped: `script` (util-linux) is not installed");
-    return;
-  }
+  if (!(await requireTool("script", "the terminal test"))) return;
   await withFeeds(async ({ config, feeds, botUrl }) => {
     feeds.set("/news.xml", postItems(["a", "b", "c"]));
     feeds.fail("/blog.xml", 503);
