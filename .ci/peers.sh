@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests run against (real peers, never mocks): proxies
-# (tinyproxy, microsocks, socat, openssl for a test CA), sqlite3, and Chromium for the browse
-# page, and python3-aiohttp and python3-protobuf for the libSQL project's Hrana test server
-# (../shared/vendor/hrana-test-server). Only what is missing is installed; as root, or through sudo.
+# (tinyproxy, microsocks, socat, openssl for a test CA), sqlite3, Chromium for the browse
+# page, python3-aiohttp and python3-protobuf for the libSQL project's Hrana test server
+# (../shared/vendor/hrana-test-server), prometheus (promtool checks /metrics), systemd
+# (systemd-analyze checks the unit), and zsh and fish (the completion scripts load in them).
+# Only what is missing is installed; as root, or through sudo.
 set -euo pipefail
-PACKAGES=(tinyproxy microsocks socat openssl sqlite3 chromium python3-aiohttp python3-protobuf)
+PACKAGES=(tinyproxy microsocks socat openssl sqlite3 chromium python3-aiohttp python3-protobuf
+  prometheus systemd zsh fish)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

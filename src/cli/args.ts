@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { suggest } from "../config/suggest.ts";
 import { UsageError } from "./errors.ts";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
@@ -17,11 +18,20 @@ export function parseCommandArgs<O extends Options>(
     return parseArgs({ args: argv, options, allowPositionals, strict: true });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new UsageError(
-      `courier ${command}: ${message.replace(/\. To specify a positional.*$/s, "")}` +
-        ` (see 'courier ${command} --help')`,
-    );
+    const unknown = /^Unknown option '(-[^']*)'/.exec(message)?.[1];
+    const said = unknown === undefined
+      ? message.replace(/\. To specify a positional.*$/s, "")
+      : `unknown option ${unknown}${didYouMean(unknown, options)}`;
+    throw new UsageError(`courier ${command}: ${said} (see 'courier ${command} --help')`);
   }
+}
+
+/** "; did you mean --json?" for `--jsn`, or "" when no option is close. */
+function didYouMean(flag: string, options: Options): string {
+  const known = [...Object.keys(options), "help", "log-format"];
+  const name = flag.replace(/^-+/, "").replace(/=.*$/, "");
+  const hint = suggest(name, known);
+  return hint === null ? "" : `; did you mean --${hint}?`;
 }
 
 /** Parses a positive integer flag value, naming the flag when it is not one. */

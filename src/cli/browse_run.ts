@@ -2,7 +2,7 @@ import { isRemote, localPath } from "../browse/sql/db_url.ts";
 import { accessProblem } from "../browse/http/security.ts";
 import { BrowseError, startBrowser } from "../browse/http/server.ts";
 import { redactUrl } from "../log/secret.ts";
-import { fileReadProblem } from "../log/file_error.ts";
+import { readSecretFile, SecretFileError } from "../log/secret_file.ts";
 import { execWithServerFlags } from "./browse_v8.ts";
 import { parseCommandArgs, parsePositiveInt } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
@@ -43,31 +43,12 @@ async function defaultDatabase(configFlag: string | undefined): Promise<string> 
  * or in shell history. Errors name the file, never its content.
  */
 export function readTokenFile(path: string): string {
-  // Bounded: a token is short, and `--token-file /dev/zero` must not fill memory.
-  const buffer = new Uint8Array(4096);
-  let size = 0;
   try {
-    using file = Deno.openSync(path);
-    for (;;) {
-      const n = file.readSync(buffer.subarray(size));
-      if (n === null || n === 0) break;
-      size += n;
-      if (size === buffer.length) break;
-    }
+    return readSecretFile(path);
   } catch (error) {
-    const why = fileReadProblem(error);
-    throw new UsageError(`courier browse: --token-file ${path}: ${why}`);
+    if (!(error instanceof SecretFileError)) throw error;
+    throw new UsageError(`courier browse: --token-file ${path}: ${error.message}`);
   }
-  const text = new TextDecoder().decode(buffer.subarray(0, size));
-  const newline = text.search(/\r?\n/);
-  if (newline < 0 && size === buffer.length) {
-    throw new UsageError(`courier browse: --token-file ${path}: the first line is too long`);
-  }
-  const token = (newline < 0 ? text : text.slice(0, newline)).trim();
-  if (token === "") {
-    throw new UsageError(`courier browse: --token-file ${path}: the first line holds no token`);
-  }
-  return token;
 }
 
 /** `courier browse`: loaded by browseCommand.run only when the command runs. */

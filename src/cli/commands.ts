@@ -6,6 +6,8 @@ import { previewCommand } from "./preview.ts";
 import { onceCommand } from "./once.ts";
 import { statusCommand } from "./status.ts";
 import { forwardCommand } from "./forward.ts";
+import { completionsCommand } from "./completions.ts";
+import { healthcheckCommand } from "./healthcheck.ts";
 
 /** Every subcommand, in the order `courier --help` lists them. Add one line per command. */
 export const COMMANDS: readonly Command[] = [
@@ -16,4 +18,6 @@ export const COMMANDS: readonly Command[] = [
   validateCommand,
   schemaCommand,
   previewCommand,
+  healthcheckCommand,
+  completionsCommand,
 ];

@@ -16,6 +16,7 @@ import {
 import { Loop } from "../forward/loop.ts";
 import { ForwardMetrics } from "../forward/metrics.ts";
 import { Runtime } from "../forward/runtime.ts";
+import { openNotifier, watchdogInterval } from "../forward/sd_notify.ts";
 import { realClock } from "../log/clock.ts";
 import { type Logger, stderrLogger } from "../log/logger.ts";
 import { readLastSuccess } from "../store/last_success.ts";
@@ -73,6 +74,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   let settings = await loadSettings(flags.configPath);
   const logger = stderrLogger(undefined, flags.logLevel);
+  for (const warning of settings.warnings ?? []) logger.warn(warning);
   const metrics = new ForwardMetrics();
 
   const runtime = await Runtime.open({
@@ -88,6 +90,8 @@ export async function run(argv: string[]): Promise<number> {
   let removeListeners = () => {};
   let reloads: Reloads | undefined;
   let stopping = false;
+  let ready = false;
+  let stopSystemd: SystemdLink = NO_SYSTEMD;
   let reloadAsked = false;
   // Listening from the start and to the end: SIGHUP's default action would end the process.
   const reloadSignal = () => {
@@ -137,6 +141,7 @@ export async function run(argv: string[]): Promise<number> {
           ...listen,
           metrics,
           health: () => loop.health(HEALTH_SLACK_MS),
+          ready: () => ready,
         });
       } catch (error) {
         if (error instanceof MetricsAddressError) {
@@ -144,10 +149,13 @@ export async function run(argv: string[]): Promise<number> {
         }
         throw error;
       }
-      logger.info("serving /healthz and /metrics", { url: server.url });
+      logger.info("serving /healthz, /readyz and /metrics", { url: server.url });
     }
 
     loop.start(settings.feeds);
+    ready = true;
+    stopSystemd = tellSystemd(logger, () => loop.health(HEALTH_SLACK_MS).ok);
+    await stopSystemd.ready(`forwarding ${settings.feeds.length} feeds`);
     reloads = new Reloads(logger, async () => {
       settings = await reload(settings, flags.configPath, runtime, loop, logger) ?? settings;
       collectGarbage();
@@ -160,6 +168,8 @@ export async function run(argv: string[]): Promise<number> {
 
     const signal = await stopped;
     stopping = true;
+    ready = false;
+    await stopSystemd.stopping();
     logger.info("stopping", { signal, grace_s: graceMs / 1000 });
     await reloads.idle();
     await loop.stop(graceMs);
@@ -170,9 +180,49 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     Deno.removeSignalListener("SIGHUP", reloadSignal);
     removeListeners();
+    stopSystemd.close();
     if (server) await server.shutdown();
     await runtime.close();
   }
+}
+
+interface SystemdLink {
+  ready(status: string): Promise<void>;
+  stopping(): Promise<void>;
+  close(): void;
+}
+
+const NO_SYSTEMD: SystemdLink = {
+  ready: () => Promise.resolve(),
+  stopping: () => Promise.resolve(),
+  close: () => {},
+};
+
+/**
+ * Under systemd (`Type=notify`): READY=1 once the loop runs, WATCHDOG=1 at half the watchdog's
+ * period while the scheduler is healthy (a stalled one is then restarted), STOPPING=1 at the
+ * first stop signal.
+ */
+function tellSystemd(logger: Logger, healthy: () => boolean): SystemdLink {
+  const env = (name: string) => Deno.env.get(name);
+  const notifier = openNotifier(env);
+  if (notifier === null) return NO_SYSTEMD;
+  if ("unusable" in notifier) {
+    logger.warn("cannot tell systemd we are ready: $NOTIFY_SOCKET is " + notifier.unusable);
+    return NO_SYSTEMD;
+  }
+  const every = watchdogInterval(env, Deno.pid);
+  const timer = every === null ? undefined : setInterval(() => {
+    if (healthy()) notifier.send("WATCHDOG=1");
+  }, every);
+  return {
+    ready: (status) => notifier.send(`READY=1\nSTATUS=${status}\nMAINPID=${Deno.pid}`),
+    stopping: () => notifier.send("STOPPING=1\nSTATUS=stopping"),
+    close() {
+      clearInterval(timer);
+      notifier.close();
+    },
+  };
 }
 
 /** SIGHUPs, handled one after the other; one arriving during a reload runs once after it. */
@@ -223,6 +273,7 @@ async function reload(
     for (const problem of error.problems) logger.error(problem);
     return null;
   }
+  for (const warning of next.warnings ?? []) logger.warn(warning);
   const moved = RESTART_ONLY.filter(([key]) => current[key] !== next[key]);
   if (moved.length > 0) {
     logger.error("reload failed; the running config stays", { problems: moved.length });

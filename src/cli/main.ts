@@ -1,25 +1,8 @@
 import { VERSION } from "../version.ts";
+import { suggest } from "../config/suggest.ts";
+import { topHelp } from "./help.ts";
 import { COMMANDS } from "./commands.ts";
-import { exitCodeOf, UserError } from "./errors.ts";
-
-function topHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
-  return `courier ${VERSION}: forward RSS/Atom feeds to Telegram channels, browse SQLite databases
-
-Usage: courier <command> [options]
-
-Commands:
-${lines.join("\n")}
-
-Global options:
-  --log-format text|json  log format on stderr (default text; also $COURIER_LOG_FORMAT)
-  -h, --help              show help (also after a command)
-  -V, --version           print the version
-
-Exit codes: 0 success, 1 the work ran and something failed, 2 usage or config error.
-`;
-}
+import { exitCodeOf, UsageError, UserError } from "./errors.ts";
 
 /**
  * Takes `--log-format` out of argv wherever it stands, so every subcommand honours it without
@@ -44,6 +27,18 @@ function extractLogFormat(argv: string[]): string[] {
   return rest;
 }
 
+/** One line for a word that is no command, with the likely one when it looks like a typo. */
+export function unknownCommand(name: string): string {
+  if (name.startsWith("-")) {
+    const hint = suggest(name.replace(/^-+/, ""), ["help", "version", "log-format"]);
+    return `courier: unknown option ${name}${hint ? `; did you mean --${hint}?` : ""} ` +
+      "(options go after the command; see 'courier --help')";
+  }
+  const hint = suggest(name, [...COMMANDS.map((c) => c.name), "help"]);
+  return `courier: unknown command "${name}"${hint ? `; did you mean "${hint}"?` : ""} ` +
+    "(see 'courier --help')";
+}
+
 /** Runs the CLI and resolves to the exit code; user errors become one line on stderr. */
 export async function main(argv: string[]): Promise<number> {
   let commandName = "";
@@ -52,23 +47,22 @@ export async function main(argv: string[]): Promise<number> {
     const [name, ...rest] = args;
     commandName = name ?? "";
     if (name === undefined) {
-      console.error(topHelp());
-      return 2;
+      throw new UsageError(
+        `courier: no command given: one of ${COMMANDS.map((c) => c.name).join(", ")} ` +
+          `(see 'courier --help')`,
+      );
     }
-    if (name === "--help" || name === "-h" || name === "help") {
-      const target = name === "help" ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
-      console.log(target ? target.help : topHelp());
+    if (name === "--help" || name === "-h") {
+      console.log(topHelp(COMMANDS));
       return 0;
     }
+    if (name === "help") return await (await import("./help_run.ts")).run(rest);
     if (name === "--version" || name === "-V") {
       console.log(`courier ${VERSION}`);
       return 0;
     }
     const command = COMMANDS.find((c) => c.name === name);
-    if (!command) {
-      console.error(`courier: unknown command "${name}" (see 'courier --help')`);
-      return 2;
-    }
+    if (!command) throw new UsageError(unknownCommand(name));
     if (rest.includes("--help") || rest.includes("-h")) {
       console.log(command.help);
       return 0;

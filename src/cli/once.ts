@@ -6,12 +6,13 @@ export const DEFAULT_CONCURRENCY = 8;
 export const onceCommand: Command = {
   name: "once",
   summary: "run every feed once (fetch, send new entries), then exit",
-  help: `Usage: courier once [-c FILE] [--feed NAME]... [--dry-run] [--concurrency N]
+  help: `Usage: courier once [-c FILE] [--feed NAME]... [--dry-run] [--summary] [--concurrency N]
                    [--messenger-api URL] [--log-level LEVEL]
 
 Runs every feed of the config once (or only the named ones): fetches it, sends the entries
 not sent before to its channel, oldest first, records them, then prints a summary per feed
-(fetched, new, sent, failed, error).
+(fetched, new, sent, failed, error) on stdout when something was sent or failed. A run with
+nothing new and nothing failed prints nothing, so cron mails only news and trouble.
 
 On a feed's first sighting only its newest first_time_limit entries are sent; the older ones
 are recorded as seen. An entry is recorded as sent only once the messenger accepted it, so a
@@ -22,6 +23,7 @@ Options:
   -c, --config FILE      config file (default: $COURIER_CONFIG, else ./config.yml)
   --feed NAME            run only this feed (repeatable)
   --dry-run              print the messages that would be sent; change no state, send nothing
+  --summary              print the summary table even when nothing was sent or failed
   --concurrency N        feeds fetched at once (default ${DEFAULT_CONCURRENCY})
   --messenger-api URL    Bot API base URL (default: $COURIER_MESSENGER_API, else
                          ${DEFAULT_MESSENGER_API})

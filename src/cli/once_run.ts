@@ -4,7 +4,7 @@ import { loadSettings } from "../config/read.ts";
 import { readFeed } from "../feeds/read.ts";
 import { runOnce } from "../forward/once.ts";
 import { Runtime, selectFeeds } from "../forward/runtime.ts";
-import { formatProgress, formatSummary } from "../forward/summary.ts";
+import { formatProgress, formatSummary, summaryWanted } from "../forward/summary.ts";
 import { stderrLogger } from "../log/logger.ts";
 import { parseCommandArgs } from "./args.ts";
 import { readRunFlags, RUN_OPTIONS } from "./run_flags.ts";
@@ -13,16 +13,28 @@ import { EXIT_CODE, onStopSignals, type StopSignal } from "./signals.ts";
 const encoder = new TextEncoder();
 const writeOut = (text: string) => Deno.stdout.writeSync(encoder.encode(text));
 
-/** A progress line on stderr, redrawn in place; only when stderr is a terminal. */
+/**
+ * A progress line on stderr, redrawn in place; only when stderr is a terminal. A log line is
+ * written between `hide` and `show`, so the two never share a line.
+ */
 function progressLine(total: number) {
   const enabled = Deno.stderr.isTerminal();
   let done = 0, sent = 0, failed = 0;
+  let active = false, shown = false;
   const draw = () => {
-    if (!enabled) return;
+    if (!enabled || !active) return;
     Deno.stderr.writeSync(encoder.encode(`\r\x1b[K${formatProgress(done, total, sent, failed)}`));
+    shown = true;
   };
-  draw();
+  const hide = () => {
+    if (shown) Deno.stderr.writeSync(encoder.encode("\r\x1b[K"));
+    shown = false;
+  };
   return {
+    start() {
+      active = true;
+      draw();
+    },
     sent() {
       sent++;
       draw();
@@ -32,8 +44,12 @@ function progressLine(total: number) {
       if (!ok) failed++;
       draw();
     },
-    clear() {
-      if (enabled) Deno.stderr.writeSync(encoder.encode("\r\x1b[K"));
+    /** Around each log line. */
+    before: hide,
+    after: draw,
+    stop() {
+      active = false;
+      hide();
     },
   };
 }
@@ -43,11 +59,14 @@ export async function run(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs("once", argv, {
     ...RUN_OPTIONS,
     feed: { type: "string", multiple: true },
+    summary: { type: "boolean" },
   });
   const { configPath, dryRun, concurrency, messengerApi, logLevel } = readRunFlags("once", values);
   const settings = await loadSettings(configPath);
   const feeds = selectFeeds("once", settings, values.feed ?? []);
-  const logger = stderrLogger(undefined, logLevel);
+  const progress = progressLine(feeds.length);
+  const logger = stderrLogger(undefined, logLevel, progress);
+  for (const warning of settings.warnings ?? []) logger.warn(warning);
 
   const runtime = await Runtime.open({
     settings,
@@ -69,7 +88,7 @@ export async function run(argv: string[]): Promise<number> {
     stop.abort(new Error(`${signal} received`));
   });
   try {
-    const progress = progressLine(feeds.length);
+    progress.start();
     const summary = await runOnce({
       feeds,
       read: readFeed,
@@ -81,12 +100,14 @@ export async function run(argv: string[]): Promise<number> {
       onSent: () => progress.sent(),
       onFeedDone: (result) => progress.feedDone(result.error === null),
     });
-    progress.clear();
+    progress.stop();
     if (!dryRun) await runtime.maintain(new Date(), logger);
-    writeOut(
-      (dryRun ? "\n" : "") + formatSummary(summary.results, dryRun) +
-        (dryRun ? "\n(dry run: nothing was sent or recorded)\n" : "\n"),
-    );
+    if (summaryWanted(summary.results, { summary: values.summary === true, dryRun })) {
+      writeOut(
+        (dryRun ? "\n" : "") + formatSummary(summary.results, dryRun) +
+          (dryRun ? "\n(dry run: nothing was sent or recorded)\n" : "\n"),
+      );
+    }
     if (summary.fatal !== null) console.error(`courier once: ${summary.fatal}`);
     if (stoppedBy !== null) return EXIT_CODE[stoppedBy];
     return summary.results.every((r) => r.error === null) ? 0 : 1;

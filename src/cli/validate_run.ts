@@ -1,7 +1,11 @@
-import { type SettingsView, viewSettings } from "../config/describe.ts";
+import { rfc3339Local, type SettingsView, viewSettings } from "../config/describe.ts";
 import { ConfigError, configPathFrom, loadSettings } from "../config/load.ts";
+import type { Settings } from "../config/types.ts";
 import { parseCommandArgs } from "./args.ts";
 import { UserError } from "./errors.ts";
+
+/** The view's UTC time in the machine's zone, as cron reads the schedule. */
+const localTime = (iso: string | null) => iso === null ? "never" : rfc3339Local(new Date(iso));
 
 const limitText = (n: number) => n === -1 ? "no limit" : `newest ${n}`;
 
@@ -11,7 +15,7 @@ function render(view: SettingsView): string {
     return pairs.map(([k, v]) => `${indent}${k.padEnd(width)}  ${v}`).join("\n");
   };
   const head = rows([
-    ["token", view.messenger_auth_token],
+    ["token", `${view.messenger_auth_token} (from ${view.messenger_auth_token_source})`],
     ["proxy", view.proxy],
     ["messenger proxy", view.messenger_proxy],
     ["data_dir", view.data_dir],
@@ -23,7 +27,7 @@ function render(view: SettingsView): string {
     `feed ${feed.name}\n` + rows([
       ["channel", feed.channel],
       ...feed.url.map((url, i): [string, string] => [i === 0 ? "url" : "", url]),
-      ["cron", `${feed.cron}  (next run ${feed.next_run ?? "never"})`],
+      ["cron", `${feed.cron}  (next run ${localTime(feed.next_run)})`],
       ["type", feed.type],
       ["proxy", feed.proxy],
       ["link text", JSON.stringify(feed.title)],
@@ -42,12 +46,15 @@ export async function run(argv: string[]): Promise<number> {
     json: { type: "boolean" },
   });
   let view: SettingsView;
+  let settings: Settings;
   try {
-    view = viewSettings(await loadSettings(configPathFrom(values.config)), new Date());
+    settings = await loadSettings(configPathFrom(values.config));
+    view = viewSettings(settings, new Date());
   } catch (error) {
     if (error instanceof ConfigError) throw new UserError(error.message, 2);
     throw error;
   }
+  for (const warning of settings.warnings ?? []) console.error(`warning: ${warning}`);
   console.log(values.json ? JSON.stringify(view, null, 2) : render(view));
   return 0;
 }

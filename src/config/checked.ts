@@ -13,6 +13,10 @@ export function checkedSettings(doc: unknown, file: string, cwd: string): Settin
   const top = fieldsOf(doc, TOP);
   if (top === null) return null;
   if (top.refs !== undefined && !isMapping(top.refs)) return null;
+  // Both token keys at once is a problem the full reader places.
+  if (top.messenger_auth_token !== undefined && top.messenger_auth_token_file !== undefined) {
+    return null;
+  }
   delete top.refs;
   const feeds = top.feeds;
   if (!Array.isArray(feeds) || feeds.length === 0) return null;

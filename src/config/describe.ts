@@ -9,7 +9,7 @@ export function showProxy(proxy: string | null): string {
   return proxy === null ? "direct" : describeProxy(parseProxy(proxy));
 }
 
-/** RFC 3339 in local time with its offset, as people read schedules. */
+/** RFC 3339 in local time with its offset, as people read schedules (validate's text). */
 export function rfc3339Local(date: Date): string {
   const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, "0");
   const offset = -date.getTimezoneOffset();
@@ -21,11 +21,16 @@ export function rfc3339Local(date: Date): string {
 
 /**
  * Keys are spelt as in the config file (and its spec), so a value can be looked up by the key
- * the user wrote. `config` (the file read) and a feed's `next_run` are the only derived keys.
+ * the user wrote. `config` (the file read), `messenger_auth_token_source` and a feed's
+ * `next_run` are the only derived keys. Times are ISO 8601 in UTC, as `status --json` writes
+ * them.
  */
 export interface SettingsView {
   config: string;
   messenger_auth_token: string;
+  messenger_auth_token_file: string | null;
+  /** Where the token came from (src/config/token.ts), never the token. */
+  messenger_auth_token_source: string;
   proxy: string;
   messenger_proxy: string;
   data_dir: string;
@@ -50,6 +55,8 @@ export function viewSettings(settings: Settings, now: Date): SettingsView {
   return {
     config: settings.configPath,
     messenger_auth_token: String(settings.token),
+    messenger_auth_token_file: settings.tokenFile ?? null,
+    messenger_auth_token_source: settings.tokenSource ?? "config (messenger_auth_token)",
     proxy: showProxy(settings.proxy),
     messenger_proxy: showProxy(settings.messengerProxy),
     data_dir: settings.dataDir,
@@ -63,7 +70,7 @@ export function viewSettings(settings: Settings, now: Date): SettingsView {
         channel: feed.channel,
         url: feed.urls.map(redactUrl),
         cron: feed.cron,
-        next_run: next ? rfc3339Local(next) : null,
+        next_run: next?.toISOString() ?? null,
         type: feed.type,
         proxy: showProxy(feed.proxy),
         title: feed.linkText,

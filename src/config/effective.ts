@@ -42,7 +42,12 @@ export function effectiveSettings(raw: RawConfig, configPath: string, cwd: strin
   const topLimit = raw.first_time_limit ?? -1;
   return {
     configPath: abs(configPath),
-    token: new Secret(raw.messenger_auth_token),
+    // Empty until src/config/token.ts has looked at the environment and the token file.
+    token: new Secret(raw.messenger_auth_token ?? ""),
+    tokenSource: "config",
+    tokenFile: raw.messenger_auth_token_file === undefined
+      ? null
+      : abs(raw.messenger_auth_token_file),
     proxy: globalProxy,
     messengerProxy: proxyOf(raw.messenger_proxy, globalProxy),
     dataDir,

@@ -51,11 +51,20 @@ const limitSchema: JsonSchema = { type: "integer", minimum: -1 };
 
 export const TOP_FIELDS: Record<string, Field> = {
   messenger_auth_token: {
-    required: true,
+    required: false,
     default: "none",
-    description: "Bot API token, shaped `<digits>:<token>` (from @BotFather). Never printed.",
+    description: "Bot API token, shaped `<digits>:<token>` (from @BotFather). Never printed. " +
+      "Required unless `messenger_auth_token_file` or the environment gives it (see Secrets).",
     schema: { type: "string", pattern: TOKEN_PATTERN },
     check: checkToken,
+  },
+  messenger_auth_token_file: {
+    required: false,
+    default: "none",
+    description: "A file whose first line is the token (a Docker secret, a systemd " +
+      "credential), instead of `messenger_auth_token`; read again on SIGHUP.",
+    schema: { type: "string", minLength: 1 },
+    check: checkPath,
   },
   feeds: {
     required: true,

@@ -7,6 +7,7 @@ import { LineCounter, parseDocument } from "yaml";
 import { effectiveSettings } from "./effective.ts";
 import { fastSettings } from "./fast.ts";
 import { blockSettings, ConfigError } from "./read.ts";
+import { configToken } from "./token.ts";
 import type { Settings } from "./types.ts";
 import { type Problem, validateDocument } from "./validate.ts";
 
@@ -16,15 +17,29 @@ function formatProblem(file: string, p: Problem): string {
   return `${file}:${p.line}:${p.col}: ${p.path ? `${p.path}: ` : ""}${p.message}`;
 }
 
-/** Parses and validates config text; `file` is only used in messages. Pure. */
-export function parseSettings(text: string, file: string, cwd: string): Settings {
-  const quick = blockSettings(text, file, cwd);
-  return (quick === undefined ? fastSettings(text, file, cwd) : quick) ??
-    documentSettings(text, file, cwd);
+/**
+ * Parses and validates config text; `file` is only used in messages. Pure: the token is the
+ * config's own (`requireToken` false: the environment gives it, see token.ts).
+ */
+export function parseSettings(
+  text: string,
+  file: string,
+  cwd: string,
+  requireToken = true,
+): Settings {
+  const block = blockSettings(text, file, cwd);
+  const quick = block === undefined ? fastSettings(text, file, cwd) : block;
+  if (quick && (!requireToken || configToken(quick) !== null)) return quick;
+  return documentSettings(text, file, cwd, requireToken);
 }
 
 /** parseSettings through the YAML document alone: what decides, and places every problem. */
-export function documentSettings(text: string, file: string, cwd: string): Settings {
+export function documentSettings(
+  text: string,
+  file: string,
+  cwd: string,
+  requireToken = true,
+): Settings {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, merge: true, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -39,7 +54,7 @@ export function documentSettings(text: string, file: string, cwd: string): Setti
       `${file}: the config is empty (expected messenger_auth_token and feeds)`,
     ]);
   }
-  const { config, problems } = validateDocument(doc, lines);
+  const { config, problems } = validateDocument(doc, lines, requireToken);
   if (!config) throw new ConfigError(problems.map((p) => formatProblem(file, p)));
   return effectiveSettings(config, file, cwd);
 }

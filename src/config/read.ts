@@ -7,6 +7,7 @@
 import { fileReadProblem } from "../log/file_error.ts";
 import { readBlockYaml } from "./block_yaml.ts";
 import { checkedSettings } from "./checked.ts";
+import { configToken, environmentToken, TokenError, withToken } from "./token.ts";
 import type { Settings } from "./types.ts";
 
 /** The config cannot be used. `message` holds one line per problem, each naming file and place. */
@@ -54,9 +55,31 @@ export async function loadSettings(path: string, cwd = Deno.cwd()): Promise<Sett
     throw new ConfigError([`${path}: cannot read config: ${reason}`]);
   }
   text = text.replace(/^\uFEFF/, "");
+  const fromEnvironment = environmentToken((name) => Deno.env.get(name), isFile);
   let settings = blockSettings(text, path, cwd);
   if (settings === undefined) settings = (await import("./fast.ts")).fastSettings(text, path, cwd);
-  return settings ?? (await import("./load.ts")).documentSettings(text, path, cwd);
+  // The quick readers take a config without a token; the full reader says where it is missing.
+  if (settings && fromEnvironment === null && configToken(settings) === null) settings = null;
+  settings ??= (await import("./load.ts")).documentSettings(
+    text,
+    path,
+    cwd,
+    fromEnvironment === null,
+  );
+  try {
+    return withToken(settings, fromEnvironment ?? configToken(settings)!);
+  } catch (error) {
+    if (error instanceof TokenError) throw new ConfigError([error.message]);
+    throw error;
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -28,6 +28,11 @@ export function configSchema(): JsonSchema {
     title: "courier config",
     description: "Feeds that courier forwards to Telegram channels.",
     ...objectSchema(TOP_FIELDS),
+    // The token may also come from the environment, so neither key is required; both is wrong.
+    not: {
+      properties: { messenger_auth_token: {}, messenger_auth_token_file: {} },
+      required: ["messenger_auth_token", "messenger_auth_token_file"],
+    },
     $defs: { feed: objectSchema(FEED_FIELDS) },
   };
 }

@@ -32,6 +32,15 @@ export interface Settings {
   configPath: string;
   /** `<digits>:<token>`; never printed. */
   token: Secret;
+  /**
+   * Where the token came from, for `validate` (never the token): "config", or as
+   * src/config/token.ts describes it. Absent: the config's messenger_auth_token.
+   */
+  tokenSource?: string;
+  /** The config's `messenger_auth_token_file`, absolute; null when not set. */
+  tokenFile?: string | null;
+  /** Things worth a warning that do not stop the config (a token file others can read). */
+  warnings?: readonly string[];
   /** The top-level `proxy` (null = direct): the default of feeds and the messenger. */
   proxy: string | null;
   /** Proxy for the messenger API, or null for a direct connection. */

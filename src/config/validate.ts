@@ -40,7 +40,9 @@ export interface RawFeed {
 
 /** The document's values after validation, keys exactly as in the spec. */
 export interface RawConfig {
-  messenger_auth_token: string;
+  /** One of the two, or neither when the environment gives the token. */
+  messenger_auth_token?: string;
+  messenger_auth_token_file?: string;
   feeds: RawFeed[];
   proxy?: string;
   messenger_proxy?: string;
@@ -180,10 +182,43 @@ class Walker {
   }
 }
 
+/**
+ * The token is given once: by one of its two keys, or by the environment (`requireToken`
+ * false), which README's "Secrets" puts first.
+ */
+function tokenProblems(
+  walker: Walker,
+  root: Node,
+  top: Record<string, unknown>,
+  requireToken: boolean,
+): void {
+  const given = TOKEN_KEYS.filter((key) => key in top);
+  if (given.length === 2) {
+    const second = walker.entries(root, "").find((e) => e.key === TOKEN_KEYS[1]);
+    walker.report(
+      second?.keyNode,
+      TOKEN_KEYS[1],
+      `give ${TOKEN_KEYS[0]} or ${TOKEN_KEYS[1]}, not both`,
+      root,
+    );
+  }
+  const misspelt = TOKEN_KEYS.some((key) => walker.suggested.has(key));
+  if (given.length === 0 && requireToken && !misspelt) {
+    walker.report(root, TOKEN_KEYS[0], `missing required key (${TOKEN_ELSEWHERE})`);
+  }
+}
+
+export const TOKEN_KEYS = ["messenger_auth_token", "messenger_auth_token_file"] as const;
+
+/** Where else a token may come from, for the message that says none was found. */
+export const TOKEN_ELSEWHERE =
+  "or messenger_auth_token_file, or $COURIER_MESSENGER_AUTH_TOKEN(_FILE)";
+
 /** Validates a parsed document; `config` is set only when there are no problems. */
 export function validateDocument(
   doc: Document,
   lines: LineCounter,
+  requireToken = true,
 ): { config: RawConfig | null; problems: Problem[] } {
   const walker = new Walker(doc, lines);
   visit(doc, {
@@ -237,6 +272,7 @@ export function validateDocument(
       return feed;
     });
   });
+  tokenProblems(walker, root, top, requireToken);
   walker.problems.sort((a, b) => a.line - b.line || a.col - b.col);
   return {
     config: walker.problems.length === 0 ? top as unknown as RawConfig : null,

@@ -1,5 +1,6 @@
 /**
- * `forward --metrics ADDR`: a tiny HTTP server with `GET /healthz` and `GET /metrics`.
+ * `forward --metrics ADDR`: a tiny HTTP server with `GET /healthz` (alive), `GET /readyz`
+ * (started and not stopping) and `GET /metrics`.
  * Plain Deno.serve rather than Hono: two fixed routes need no router, and `forward` should not
  * load the browser's web framework for them.
  */
@@ -22,6 +23,8 @@ const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]
 const DNS_NAME =
   /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 const USAGE = "expected HOST:PORT, [IPV6]:PORT or :PORT";
+/** IPv4's, not `::`: a host or container without IPv6 cannot bind that at all. */
+const ALL_INTERFACES = "0.0.0.0";
 
 function isIpv6(text: string): boolean {
   if (!text.includes(":") || !/^[0-9A-Fa-f:.]+$/.test(text)) return false;
@@ -35,8 +38,9 @@ function isIpv6(text: string): boolean {
 
 /**
  * Reads `--metrics ADDR`: `127.0.0.1:9464`, `localhost:9464`, `[::1]:9464`, `0.0.0.0:9464`, or
- * a bare port (`:9464` or `9464`), which binds loopback only: the metrics name every feed, so
- * listening beyond this machine has to be asked for with an explicit address.
+ * a bare port (`:9464` or `9464`), which binds every IPv4 interface, as Prometheus exporters
+ * do with `:PORT` (a Prometheus in another container or host must reach it). The metrics name
+ * every feed: bind `127.0.0.1:PORT` to keep them on this machine.
  */
 export function parseMetricsAddress(value: string): ListenAddress {
   const text = value.trim();
@@ -47,7 +51,7 @@ export function parseMetricsAddress(value: string): ListenAddress {
     throw new MetricsAddressError(`--metrics ${shown}: give HOST:PORT, not a URL`);
   }
   if (/^:?\d+$/.test(text)) {
-    host = "127.0.0.1";
+    host = ALL_INTERFACES;
     portText = text.replace(/^:/, "");
   } else if (text.startsWith("[")) {
     const m = /^\[([^\]]*)\]:(\d*)$/.exec(text);
@@ -67,7 +71,7 @@ export function parseMetricsAddress(value: string): ListenAddress {
         `--metrics ${shown}: put an IPv6 address in brackets, as in [::1]:9464`,
       );
     }
-    if (host === "") host = "127.0.0.1";
+    if (host === "") host = ALL_INTERFACES;
     else if (!IPV4.test(host) && (/^[\d.]+$/.test(host) || !DNS_NAME.test(host))) {
       throw new MetricsAddressError(`--metrics ${shown}: "${host}" is not a host name or address`);
     }
@@ -121,6 +125,11 @@ export interface HealthServerOptions {
   port: number;
   metrics: { render(): string };
   health: () => HealthSnapshot;
+  /**
+   * `/readyz`: whether to send work here: false until the loop has started and again once it
+   * is stopping. Default: ready while it serves.
+   */
+  ready?: () => boolean;
   /** Aborting it stops the server (in-flight responses finish). */
   signal?: AbortSignal;
   /** For uptime; default: the runtime's time origin. */
@@ -163,16 +172,25 @@ function healthResponse(options: HealthServerOptions): Response {
   return Response.json(body, { status: snapshot.ok ? 200 : 503, headers: NO_STORE });
 }
 
+const ROUTES = new Set(["/healthz", "/readyz", "/metrics"]);
+
+function readyResponse(options: HealthServerOptions): Response {
+  const ready = options.ready?.() ?? true;
+  return Response.json({ status: ready ? "ready" : "not ready" }, {
+    status: ready ? 200 : 503,
+    headers: NO_STORE,
+  });
+}
+
 function handle(request: Request, options: HealthServerOptions): Response {
   const { pathname } = new URL(request.url);
-  if (pathname !== "/healthz" && pathname !== "/metrics") {
-    return new Response("not found\n", { status: 404 });
-  }
+  if (!ROUTES.has(pathname)) return new Response("not found\n", { status: 404 });
   // HEAD too: HTTP requires it wherever GET works; Deno drops the body.
   if (request.method !== "GET" && request.method !== "HEAD") {
     return new Response("method not allowed\n", { status: 405, headers: { allow: "GET, HEAD" } });
   }
   if (pathname === "/healthz") return healthResponse(options);
+  if (pathname === "/readyz") return readyResponse(options);
   let text: string;
   try {
     text = options.metrics.render();

@@ -108,7 +108,7 @@ export class Loop {
       this.#logger.info("scheduled", {
         feed: feed.name,
         cron: feed.cron,
-        next_run: this.#nextRunText(feed.name, now),
+        ...this.#nextRun(feed.name, now),
       });
     }
     if (this.#options.maintenance) this.#maintain();
@@ -208,15 +208,22 @@ export class Loop {
     const changes = this.#schedule.update(feeds, this.#lastSuccess, now);
     this.#feeds = new Map(feeds.map((f) => [f.name, f]));
     for (const feed of feeds) {
+      this.#options.metrics?.addFeed(feed.name);
       this.#options.metrics?.setNextRun(feed.name, this.#schedule.nextFor(feed.name));
     }
     return changes;
   }
 
-  #nextRunText(feed: string, now: Date): string {
+  /**
+   * A feed's next run for the log: `next_run` is always a time (or absent when the schedule
+   * has ended), and `catch_up=true` says it is due at once because a time passed while down.
+   */
+  #nextRun(feed: string, now: Date): { next_run?: string; catch_up?: true } {
     const next = this.#schedule.nextFor(feed);
-    if (next === null) return "never";
-    return next.getTime() <= now.getTime() ? "now (catch-up)" : next.toISOString();
+    if (next === null) return {};
+    return next.getTime() <= now.getTime()
+      ? { next_run: now.toISOString(), catch_up: true }
+      : { next_run: next.toISOString() };
   }
 
   #tick(): void {
@@ -282,6 +289,7 @@ export class Loop {
     if (metrics) {
       metrics.recordRun(name, outcome, seconds);
       if (result.sent > 0) metrics.recordSent(name, result.sent);
+      if (result.refused > 0) metrics.recordRefused(name, result.refused);
     }
     if (result.error === null) {
       const at = new Date(this.#clock.now());

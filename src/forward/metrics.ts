@@ -8,9 +8,12 @@
  * what we emit is a fixed set of families that fits in one small renderer. Only the `forward`
  * command may import this module, so `once` never loads it (a test checks the module graph).
  *
- * Label values are only feed names (the config restricts them to NAME_PATTERN, re-checked
+ * Label values are only feed names, the version (the config restricts them to NAME_PATTERN, re-checked
  * here), outcomes from RUN_OUTCOMES and numeric status codes: a secret cannot reach a label.
  */
+
+import { VERSION } from "../version.ts";
+import { type ProcessReading, readProcess } from "./process_stats.ts";
 
 /** How a feed run ended: `aborted` is a run cut short by a stop signal after the grace. */
 export const RUN_OUTCOMES = ["ok", "failed", "aborted"] as const;
@@ -41,13 +44,18 @@ export interface MemoryReading {
 export interface MetricsOptions {
   /** When the process started; default: the runtime's time origin. */
   startTime?: Date;
-  /** Read at each render; default: Deno.memoryUsage(). */
+  /** Read at each render; default: this process (process_stats.ts). */
+  process?: () => ProcessReading;
+  /** Overrides the memory part of `process` (tests that pin it). */
   memory?: () => MemoryReading;
+  /** For courier_build_info; default: src/version.ts. */
+  version?: string;
 }
 
 interface FeedSeries {
   runs: Record<RunOutcome, number>;
   sent: number;
+  refused: number;
   overlapSkips: number;
   /** Seconds since the epoch; null until known. */
   lastSuccess: number | null;
@@ -128,7 +136,8 @@ export class ForwardMetrics {
   #durationSum = 0;
   #durationCount = 0;
   readonly #startTime: number;
-  readonly #memory: () => MemoryReading;
+  readonly #process: () => ProcessReading;
+  readonly #version: string;
   readonly #out = new LineWriter();
   /** Feeds in render order with their label text; rebuilt only when the set of feeds changes. */
   #sorted: (readonly [string, FeedSeries, string])[] | null = null;
@@ -137,7 +146,11 @@ export class ForwardMetrics {
     this.#startTime = options.startTime
       ? epochSeconds(options.startTime)
       : Math.round(performance.timeOrigin) / 1000;
-    this.#memory = options.memory ?? (() => Deno.memoryUsage());
+    const memory = options.memory;
+    this.#process = memory === undefined
+      ? options.process ?? readProcess
+      : () => ({ ...(options.process ?? readProcess)(), ...memory() });
+    this.#version = options.version ?? VERSION;
   }
 
   /** A feed's series, created at zero so every outcome is present from the feed's first record. */
@@ -148,6 +161,7 @@ export class ForwardMetrics {
       series = {
         runs: { ok: 0, failed: 0, aborted: 0 },
         sent: 0,
+        refused: 0,
         overlapSkips: 0,
         lastSuccess: null,
         nextRun: null,
@@ -178,6 +192,20 @@ export class ForwardMetrics {
   recordSent(feed: string, n: number): void {
     if (!Number.isInteger(n) || n < 0) throw new RangeError("metrics: sent count must be >= 0");
     this.#feed(feed).sent += n;
+  }
+
+  /** Entries the messenger refused in every form: recorded, never posted. */
+  recordRefused(feed: string, n: number): void {
+    if (!Number.isInteger(n) || n < 0) throw new RangeError("metrics: refused count must be >= 0");
+    this.#feed(feed).refused += n;
+  }
+
+  /**
+   * Makes the feed's series exist (at zero) before its first run, so that a feed that never
+   * succeeds still has a last-success series for an age alert to fire on.
+   */
+  addFeed(feed: string): void {
+    this.#feed(feed);
   }
 
   /** null: the feed has no next run (its schedule ended). */
@@ -235,14 +263,20 @@ export class ForwardMetrics {
     for (const [, s, feed] of feeds) sample("courier_feed_entries_sent_total", feed, s.sent);
 
     family(
+      "courier_feed_entries_refused_total",
+      "counter",
+      "Entries the messenger refused in every form: recorded, never posted.",
+    );
+    for (const [, s, feed] of feeds) sample("courier_feed_entries_refused_total", feed, s.refused);
+
+    // 0 for a feed that never succeeded: `time() - x > age` fires for it as for a stale one.
+    family(
       "courier_feed_last_success_timestamp_seconds",
       "gauge",
-      "When the feed's last successful run finished, in seconds since the epoch.",
+      "When the feed's last successful run finished, in seconds since the epoch; 0: never.",
     );
     for (const [, s, feed] of feeds) {
-      if (s.lastSuccess !== null) {
-        sample("courier_feed_last_success_timestamp_seconds", feed, s.lastSuccess);
-      }
+      sample("courier_feed_last_success_timestamp_seconds", feed, s.lastSuccess ?? 0);
     }
 
     family(
@@ -286,11 +320,28 @@ export class ForwardMetrics {
       sample("courier_messenger_responses_total", `code="${code}"`, this.#responses.get(code)!);
     }
 
-    const memory = this.#memory();
+    family("courier_build_info", "gauge", "Always 1; the version of courier running.");
+    sample("courier_build_info", `version="${escapeLabelValue(this.#version)}"`, 1);
+
+    const process = this.#process();
+    family(
+      "process_cpu_seconds_total",
+      "counter",
+      "Total user and system CPU time spent in seconds.",
+    );
+    sample("process_cpu_seconds_total", "", process.cpuSeconds);
     family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
-    sample("process_resident_memory_bytes", "", memory.rss);
+    sample("process_resident_memory_bytes", "", process.rss);
     family("courier_heap_used_bytes", "gauge", "JavaScript heap in use, in bytes.");
-    sample("courier_heap_used_bytes", "", memory.heapUsed);
+    sample("courier_heap_used_bytes", "", process.heapUsed);
+    if (process.openFds !== null) {
+      family("process_open_fds", "gauge", "Number of open file descriptors.");
+      sample("process_open_fds", "", process.openFds);
+    }
+    if (process.maxFds !== null) {
+      family("process_max_fds", "gauge", "Maximum number of open file descriptors.");
+      sample("process_max_fds", "", process.maxFds);
+    }
     family(
       "process_start_time_seconds",
       "gauge",

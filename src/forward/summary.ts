@@ -40,3 +40,15 @@ export function formatProgress(done: number, total: number, sent: number, failed
   return `courier once: ${done}/${total} feeds done, ${sent} sent` +
     (failed > 0 ? `, ${failed} failed` : "");
 }
+
+/**
+ * Whether the table is worth printing. From cron, any output is mailed: a run with nothing
+ * sent and nothing failed prints nothing, unless asked (`--summary`) or a dry run.
+ */
+export function summaryWanted(
+  results: readonly FeedResult[],
+  options: { summary: boolean; dryRun: boolean },
+): boolean {
+  return options.summary || options.dryRun ||
+    results.some((r) => r.sent > 0 || r.refused > 0 || r.error !== null);
+}

@@ -1,3 +1,5 @@
+import { logfmtLine } from "./logfmt.ts";
+
 /** Log levels in increasing severity. */
 export type Level = "debug" | "info" | "warn" | "error";
 
@@ -25,30 +27,32 @@ export interface LoggerOptions {
   /** Where lines go; stderr in production, an array in tests. */
   write: (line: string) => void;
   now?: () => Date;
+  /** Prefix each line with its syslog priority, for journald (see `journalStream`). */
+  journal?: boolean;
 }
 
-function formatValue(value: unknown): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
-  return /[\s"=]/.test(text) ? JSON.stringify(text) : text;
-}
+/** syslog priorities (sd-daemon(3)): journald reads a `<N>` line prefix as the line's priority. */
+const PRIORITY: Record<Level, number> = { debug: 7, info: 6, warn: 4, error: 3 };
 
-/** A structured logger: readable `key=value` text, or one JSON object a line. */
+/**
+ * A structured logger. Text is logfmt (`time=… level=… msg="…" key=value`), which Loki's
+ * `| logfmt` and lnav parse; JSON is one object a line with the same keys. With `journal`,
+ * each line starts with its syslog priority (`<3>` for an error) so `journalctl -p` filters.
+ */
 export function createLogger(options: LoggerOptions): Logger {
   const now = options.now ?? (() => new Date());
   const emit = (level: Level, message: string, fields: Fields = {}) => {
     if (RANK[level] < RANK[options.level]) return;
     const time = now().toISOString();
+    const prefix = options.journal ? `<${PRIORITY[level]}>` : "";
     if (options.format === "json") {
-      options.write(JSON.stringify({ time, level, msg: message, ...fields }));
+      options.write(prefix + JSON.stringify({ time, level, msg: message, ...fields }));
       return;
     }
-    const tag = level.toUpperCase().padEnd(5);
-    const head = options.color ? `${COLOR[level]}${tag}\x1b[0m` : tag;
-    const tail = Object.entries(fields)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${k}=${formatValue(v)}`)
-      .join(" ");
-    options.write(`${time} ${head} ${message}${tail ? " " + tail : ""}`);
+    // Coloured only on a terminal, where a person reads it; the value stays the level's name.
+    const shown = options.color ? `${COLOR[level]}${level}\x1b[0m` : level;
+    const head = `time=${time} level=${shown} `;
+    options.write(prefix + head + logfmtLine([["msg", message], ...Object.entries(fields)]));
   };
   return {
     debug: (m, f) => emit("debug", m, f),
@@ -68,18 +72,50 @@ export function levelFrom(value: string | undefined): Level | undefined {
 }
 
 /**
- * The process logger on stderr. Format comes from `--log-format` (set by main) or
- * `$COURIER_LOG_FORMAT`; colour only on a TTY and never when `NO_COLOR` is set.
+ * Whether stderr is systemd's journal stream: `$JOURNAL_STREAM` names its device and inode
+ * ("dev:ino"), and it must still be the stream we write to (a child of the service whose
+ * stderr was redirected keeps the variable). Linux only.
  */
-export function stderrLogger(format?: "text" | "json", level?: Level): Logger {
+export function journalStream(
+  env: string | undefined,
+  stderr: () => { dev: number; ino: number | null },
+): boolean {
+  const m = /^(\d+):(\d+)$/.exec(env ?? "");
+  if (m === null) return false;
+  try {
+    const { dev, ino } = stderr();
+    return String(dev) === m[1] && String(ino) === m[2];
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The process logger on stderr. Format comes from `--log-format` (set by main) or
+ * `$COURIER_LOG_FORMAT`; colour only on a TTY and never when `NO_COLOR` is set; priority
+ * prefixes under systemd.
+ */
+export function stderrLogger(
+  format?: "text" | "json",
+  level?: Level,
+  /** Called before each line is written (once clears its progress line), then `after`. */
+  around?: { before(): void; after(): void },
+): Logger {
   const envFormat = Deno.env.get("COURIER_LOG_FORMAT");
   const chosen = format ?? (envFormat === "json" ? "json" : "text");
   const noColor = (Deno.env.get("NO_COLOR") ?? "") !== "";
+  const journal = Deno.build.os === "linux" &&
+    journalStream(Deno.env.get("JOURNAL_STREAM"), () => Deno.statSync("/proc/self/fd/2"));
   return createLogger({
     format: chosen,
-    color: !noColor && Deno.stderr.isTerminal(),
+    color: !noColor && !journal && Deno.stderr.isTerminal(),
     // A flag (`level`) wins over the environment; an unknown value there means the default.
     level: level ?? levelFrom(Deno.env.get("COURIER_LOG_LEVEL")) ?? "info",
-    write: (line) => Deno.stderr.writeSync(encoder.encode(line + "\n")),
+    journal,
+    write: (line) => {
+      around?.before();
+      Deno.stderr.writeSync(encoder.encode(line + "\n"));
+      around?.after();
+    },
   });
 }

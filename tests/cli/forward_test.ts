@@ -11,6 +11,7 @@ import { acquireLock } from "../../src/store/lock.ts";
 import { runCli } from "../support/cli.ts";
 import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
 import { deferred } from "../support/forward_stubs.ts";
+import { requireTool } from "../support/tools.ts";
 import { type FeedServer, rss, startFeedServer } from "../support/once_feeds.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -24,11 +25,11 @@ class Courier {
   readonly status: Promise<Deno.CommandStatus>;
   readonly #drained: Promise<void>;
 
-  constructor(args: string[], cwd: string) {
+  constructor(args: string[], cwd: string, env: Record<string, string> = {}) {
     this.#child = new Deno.Command(Deno.execPath(), {
       args: ["run", "--allow-all", "--quiet", MAIN, ...args],
       cwd,
-      env: { NO_COLOR: "1" },
+      env: { NO_COLOR: "1", ...env },
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
@@ -94,6 +95,7 @@ interface Env {
   bot: FakeBotApi;
   writeConfig(doc: Record<string, unknown>): Promise<void>;
   forward(...args: string[]): Courier;
+  forwardWith(env: Record<string, string>, ...args: string[]): Courier;
 }
 
 function feed(name: string, url: string, extra: Record<string, unknown> = {}) {
@@ -118,7 +120,14 @@ async function withEnv(fn: (env: Env) => Promise<void>) {
       );
     },
     forward(...args) {
-      const c = new Courier(["forward", "-c", config, "--messenger-api", bot.url, ...args], dir);
+      return env.forwardWith({}, ...args);
+    },
+    forwardWith(vars, ...args) {
+      const c = new Courier(
+        ["forward", "-c", config, "--messenger-api", bot.url, ...args],
+        dir,
+        vars,
+      );
       started.push(c);
       return c;
     },
@@ -147,12 +156,12 @@ Deno.test("forward: catches up at start, serves /healthz and /metrics, a SIGHUP 
     const courier = env.forward("--metrics", `127.0.0.1:${port}`);
 
     assert.match(
-      await courier.line(/ scheduled feed=news/),
-      /INFO {2}scheduled feed=news cron="\* \* \* \* \*" next_run="now \(catch-up\)"/,
+      await courier.line(/ msg=scheduled feed=news/),
+      /level=info msg=scheduled feed=news cron="\* \* \* \* \*" next_run=\S+Z catch_up=true/,
     );
     await courier.until("the catch-up posts", () => env.bot.messages().length === 2);
     assert.deepEqual(bolds(env.bot), ["N one", "N two"]);
-    await courier.line(/feed sent feed=news sent=2/);
+    await courier.line(/msg="feed sent" feed=news sent=2/);
 
     const health = await fetch(`http://127.0.0.1:${port}/healthz`);
     assert.equal(health.status, 200);
@@ -171,7 +180,7 @@ Deno.test("forward: catches up at start, serves /healthz and /metrics, a SIGHUP 
     });
     courier.kill("SIGHUP");
     assert.match(
-      await courier.line(/ reloaded /),
+      await courier.line(/ msg=reloaded /),
       /reloaded feeds=2 added=extra changed=none removed=none messenger=unchanged/,
     );
     await courier.until("the added feed posts", () => bolds(env.bot, "@chan_extra").length === 1);
@@ -180,7 +189,7 @@ Deno.test("forward: catches up at start, serves /healthz and /metrics, a SIGHUP 
     courier.kill("SIGTERM");
     assert.equal(await courier.exit(), 0, courier.stderr);
     assert.match(courier.stderr, /stopping signal=SIGTERM grace_s=30/);
-    assert.match(courier.stderr, /INFO {2}stopped\n/);
+    assert.match(courier.stderr, /level=info msg=stopped\n/);
     // Released, not left behind: taking it is not a takeover.
     const lock = await acquireLock(`${env.dir}/data`);
     assert.equal(lock.takenOverFrom, null);
@@ -225,19 +234,19 @@ Deno.test("forward: a broken config or a new data_dir on SIGHUP is refused with 
     courier.kill("SIGHUP");
     assert.match(
       await courier.line(/reload failed/),
-      /ERROR reload failed; the running config stays problems=2/,
+      /level=error msg="reload failed; the running config stays" problems=2/,
     );
     const located = `${env.config}:\\d+:\\d+: feeds\\[0\\]`;
-    await courier.line(new RegExp(`ERROR ${located}.*chanel`));
-    await courier.line(new RegExp(`ERROR ${located}\\.cron`));
+    await courier.line(new RegExp(`level=error msg="${located}.*chanel`));
+    await courier.line(new RegExp(`level=error msg="${located}\\.cron`));
 
     await env.writeConfig({ ...good, data_dir: `${env.dir}/elsewhere` });
     courier.kill("SIGHUP");
     await courier.line(
-      /ERROR .*config\.yml: data_dir changed from .*\/data to .*\/elsewhere: this needs a restart/,
+      /level=error .*config\.yml: data_dir changed from .*\/data to .*\/elsewhere: this needs a restart/,
     );
     assert.equal(courier.stderr.match(/reload failed/g)?.length, 2);
-    assert.doesNotMatch(courier.stderr, / reloaded /);
+    assert.doesNotMatch(courier.stderr, / msg=reloaded /);
 
     // The old config goes on: at the next minute its feed runs and posts a new entry.
     env.feeds.set("/news.xml", [{ id: "n1", title: "N one" }, { id: "n2", title: "N two" }]);
@@ -277,10 +286,10 @@ Deno.test("forward: a second SIGTERM during the grace period exits at once with 
       const courier = env.forward("--grace", "600");
       await courier.until("the run started", () => slow.hits() === 1);
       courier.kill("SIGTERM");
-      await courier.line(/stopping signal=SIGTERM grace_s=600/);
+      await courier.line(/msg=stopping signal=SIGTERM grace_s=600/);
       courier.kill("SIGTERM");
       assert.equal(await courier.exit(), 143);
-      assert.doesNotMatch(courier.stderr, /INFO {2}stopped/);
+      assert.doesNotMatch(courier.stderr, /level=info msg=stopped/);
       assert.equal(env.bot.messages().length, 0);
       // Left as by a crash: the next courier takes the lock over from the process that is gone.
       const lock = await acquireLock(`${env.dir}/data`);
@@ -308,7 +317,7 @@ Deno.test("once: the first SIGINT lets the run end, prints the summary and exits
         await once.until("news sent", () => env.bot.messages().length === 1);
         once.kill("SIGINT");
         assert.equal(await once.exit(), 130, once.stderr);
-        assert.match(once.stderr, /WARN {2}stopping: .*signal=SIGINT/);
+        assert.match(once.stderr, /level=warn msg="stopping: .*signal=SIGINT/);
         // The summary still comes: news sent, slow stopped.
         assert.match(once.stdout, /news/);
         assert.match(once.stdout, /slow/);
@@ -344,4 +353,78 @@ Deno.test("forward: bad flags are usage errors (exit 2, one line, nothing starte
     assert.equal(help.code, 0);
     assert.match(help.stdout, /--grace SECONDS/);
     assert.match(help.stdout, /SIGHUP/);
+  }));
+
+Deno.test("forward: /readyz, build info, a feed that never succeeded has a last-success series, promtool check metrics is clean", () =>
+  withEnv(async (env) => {
+    env.feeds.set("/news.xml", [{ id: "n1", title: "N one" }]);
+    env.feeds.fail("/down.xml", 500);
+    await env.writeConfig({
+      feeds: [feed("news", env.feeds.url("/news.xml")), feed("down", env.feeds.url("/down.xml"))],
+    });
+    const port = closedPort();
+    const courier = env.forward("--metrics", `127.0.0.1:${port}`);
+    await courier.line(/msg="feed sent" feed=news sent=1/);
+    await courier.line(/msg="feed failed" feed=down/);
+
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    assert.deepEqual([ready.status, await ready.json()], [200, { status: "ready" }]);
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    assert.match(text, /^courier_build_info\{version="\d+\.\d+\.\d+[^"]*"\} 1$/m);
+    assert.match(text, /^courier_feed_last_success_timestamp_seconds\{feed="down"\} 0$/m);
+    assert.match(text, /^courier_feed_last_success_timestamp_seconds\{feed="news"\} \d{10}/m);
+    assert.match(text, /^courier_feed_entries_refused_total\{feed="news"\} 0$/m);
+    for (
+      const name of ["cpu_seconds_total", "resident_memory_bytes", "open_fds", "start_time_seconds"]
+    ) {
+      assert.match(text, new RegExp(`^process_${name} \\d`, "m"), name);
+    }
+
+    if (await requireTool("promtool", "promtool check metrics")) {
+      const check = new Deno.Command("promtool", {
+        args: ["check", "metrics"],
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const writer = check.stdin.getWriter();
+      await writer.write(new TextEncoder().encode(text));
+      await writer.close();
+      const out = await check.output();
+      const said = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+      assert.deepEqual([out.code, said.trim()], [0, ""], "promtool check metrics");
+    }
+    courier.kill("SIGTERM");
+    assert.equal(await courier.exit(), 0, courier.stderr);
+  }));
+
+Deno.test("forward: tells systemd READY=1, pings the watchdog, says STOPPING=1 ($NOTIFY_SOCKET)", () =>
+  withEnv(async (env) => {
+    env.feeds.set("/news.xml", [{ id: "n1", title: "N one" }]);
+    await env.writeConfig({ feeds: [feed("news", env.feeds.url("/news.xml"))] });
+    const socketDir = await Deno.makeTempDir();
+    const path = `${socketDir}/notify`;
+    // What systemd listens on: a unix datagram socket.
+    const systemd = Deno.listenDatagram({ path, transport: "unixpacket" });
+    const messages: string[] = [];
+    const next = async () => {
+      const [data] = await systemd.receive();
+      const text = new TextDecoder().decode(data);
+      messages.push(text);
+      return text;
+    };
+    try {
+      // A 200 ms watchdog: pinged every 100 ms while the scheduler is healthy.
+      const courier = env.forwardWith({ NOTIFY_SOCKET: path, WATCHDOG_USEC: "200000" });
+      const first = await next();
+      assert.match(first, /^READY=1\nSTATUS=forwarding 1 feeds\nMAINPID=\d+$/);
+      assert.equal(await next(), "WATCHDOG=1");
+      courier.kill("SIGTERM");
+      while (!messages.includes("STOPPING=1\nSTATUS=stopping")) await next();
+      assert.equal(await courier.exit(), 0, courier.stderr);
+      assert.ok(messages.slice(1, -1).every((m) => m === "WATCHDOG=1"), messages.join(" | "));
+    } finally {
+      systemd.close();
+      await Deno.remove(socketDir, { recursive: true });
+    }
   }));

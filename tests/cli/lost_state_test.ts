@@ -76,7 +76,7 @@ function once(env: Env) {
 function assertLostStateLine(env: Env, stderr: string, state: string) {
   const lines = stderr.split("\n").filter((l) => l.includes("state lost or moved"));
   assert.equal(lines.length, 1, stderr);
-  assert.match(lines[0], /\bWARN\b/);
+  assert.match(lines[0], /\blevel=warn\b/);
   assert.ok(
     lines[0].includes(
       `state lost or moved: ${env.db} is ${state} but ${env.lastSuccess} lists 2 feeds that ` +
@@ -187,7 +187,7 @@ Deno.test("forward: a moved db_dir beside the last-success file takes its feeds 
     assert.deepEqual(bolds(env.bot, "@limited_chan"), ["Post l3", "Post l4"]);
     assert.match(
       stderr,
-      /WARN {2}the state has no record of a feed.* feed=plain .*sent=0 skipped=3/,
+      /level=warn msg="the state has no record of a feed.* feed=plain .*sent=0 skipped=3/,
     );
     assert.match(stderr, /feed=limited .*sent=2 skipped=2/);
   }));

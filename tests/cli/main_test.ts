@@ -34,6 +34,45 @@ Deno.test("cli: unknown commands and flags are usage errors (exit 2, one line)",
     unknown.stderr.trim(),
     `courier: unknown command "frobnicate" (see 'courier --help')`,
   );
+  // A likely typo gets its correction, for commands and for options.
+  const cases: [string[], string][] = [
+    [
+      ["forwrd"],
+      `courier: unknown command "forwrd"; did you mean "forward"? (see 'courier --help')`,
+    ],
+    [
+      ["stauts", "--json"],
+      `courier: unknown command "stauts"; did you mean "status"? (see 'courier --help')`,
+    ],
+    [
+      ["help", "valdate"],
+      `courier: unknown command "valdate"; did you mean "validate"? (see 'courier --help')`,
+    ],
+    [
+      ["validate", "--jsn"],
+      "courier validate: unknown option --jsn; did you mean --json? (see 'courier validate --help')",
+    ],
+    [
+      ["once", "--dryrun"],
+      "courier once: unknown option --dryrun; did you mean --dry-run? (see 'courier once --help')",
+    ],
+    [
+      ["forward", "--metric=:9464"],
+      "courier forward: unknown option --metric; did you mean --metrics? (see 'courier forward --help')",
+    ],
+    [
+      ["--jsn"],
+      "courier: unknown option --jsn (options go after the command; see 'courier --help')",
+    ],
+    [
+      ["--verison"],
+      "courier: unknown option --verison; did you mean --version? (options go after the command; see 'courier --help')",
+    ],
+  ];
+  for (const [args, line] of cases) {
+    const r = await runCli(args);
+    assertEquals([r.code, r.stdout, r.stderr], [2, "", `${line}\n`], args.join(" "));
+  }
   const flag = await runCli(["validate", "--colour"]);
   assertEquals(flag.code, 2);
   assertEquals(flag.stderr.trim().split("\n").length, 1, flag.stderr);
@@ -43,10 +82,38 @@ Deno.test("cli: unknown commands and flags are usage errors (exit 2, one line)",
   assertMatch(format.stderr, /--log-format must be "text" or "json"/);
 });
 
-Deno.test("cli: no arguments prints usage on stderr and exits 2", async () => {
+Deno.test("cli: no arguments is one usage line naming the commands, exit 2", async () => {
   const r = await runCli([]);
   assertEquals(r.code, 2);
-  assertMatch(r.stderr, /Usage: courier <command>/);
+  assertEquals(
+    r.stderr,
+    `courier: no command given: one of ${COMMANDS.map((c) => c.name).join(", ")} ` +
+      "(see 'courier --help')\n",
+  );
+});
+
+Deno.test("cli: every usage error of every command is one line", async () => {
+  const cases = [
+    ["forward", "--grace", "soon"],
+    ["forward", "--metrics", "nowhere"],
+    ["once", "--concurrency", "0"],
+    ["once", "--log-level", "loud"],
+    ["status", "extra"],
+    ["browse", "--port", "99999"],
+    ["browse", "a.db", "b.db"],
+    ["validate", "-c"],
+    ["schema", "--json"],
+    ["preview"],
+    ["completions"],
+    ["help", "a", "b"],
+    ["--log-format", "xml", "schema"],
+  ];
+  for (const args of cases) {
+    const r = await runCli(args);
+    assertEquals(r.code, 2, args.join(" "));
+    assertEquals(r.stderr.trimEnd().split("\n").length, 1, `${args.join(" ")}: ${r.stderr}`);
+    assertMatch(r.stderr, /^courier/);
+  }
 });
 
 Deno.test("cli: the config path comes from -c, else $COURIER_CONFIG, else ./config.yml", async () => {
@@ -83,12 +150,15 @@ Deno.test("cli: validate --json prints the effective settings without secrets", 
   const view = JSON.parse(r.stdout);
   assertEquals(view.messenger_auth_token, "[redacted]");
   assertEquals(view.messenger_proxy, "http://courier:***@127.0.0.1:3128");
+  // Absolute, as README's warning asks: cron and systemd start elsewhere.
+  assertEquals(view.data_dir, "/var/lib/courier");
   assertEquals(view.feeds.map((f: { first_time_limit: number }) => f.first_time_limit), [
     10,
     3,
     -1,
   ]);
-  assertMatch(view.feeds[0].next_run, /^\d{4}-\d\d-\d\dT\d\d:\d\d:00[+-]\d\d:\d\d$/);
+  // One time style with `status --json`: ISO 8601 in UTC.
+  assertMatch(view.feeds[0].next_run, /^\d{4}-\d\d-\d\dT\d\d:\d\d:00\.000Z$/);
   assert(!r.stdout.includes("s3cret") && !r.stdout.includes("AAExampleToken"));
 });
 
@@ -119,7 +189,14 @@ Deno.test("cli: validate --json spells every key as the config file does", async
   // `config` (the file read) and `next_run` are derived, not settings.
   const extra = (keys: string[], known: string[], derived: string[]) =>
     keys.filter((k) => !known.includes(k) && !derived.includes(k));
-  assertEquals(extra(Object.keys(view), top, ["config"]), []);
+  assertEquals(
+    extra(Object.keys(view), top, [
+      "config",
+      "messenger_auth_token_file",
+      "messenger_auth_token_source",
+    ]),
+    [],
+  );
   for (const f of view.feeds) assertEquals(extra(Object.keys(f), feed, ["next_run"]), []);
   assertEquals(view.feeds[0].title, "Link");
   // Every key of the file is shown, but `refs` (anchors only) and `feeds` by its items.
@@ -134,7 +211,8 @@ Deno.test("cli: a config error in another command's path is also one line per pr
   const r = await runCli(["validate", "-c", `${dir}/bad.yml`]);
   assertEquals(r.code, 2);
   assertEquals(r.stderr.trim().split("\n"), [
-    `${dir}/bad.yml:1:1: messenger_auth_token: missing required key`,
+    `${dir}/bad.yml:1:1: messenger_auth_token: missing required key ` +
+    "(or messenger_auth_token_file, or $COURIER_MESSENGER_AUTH_TOKEN(_FILE))",
     `${dir}/bad.yml:1:8: feeds: must be a list of feeds`,
   ]);
   await Deno.remove(dir, { recursive: true });

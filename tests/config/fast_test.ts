@@ -24,7 +24,8 @@ function bothReaders(text: string) {
   const quick = fastSettings(text, "c.yml", CWD);
   let full: ReturnType<typeof documentSettings> | null = null;
   try {
-    full = documentSettings(text, "c.yml", CWD);
+    // The environment may give the token, so neither reader requires it.
+    full = documentSettings(text, "c.yml", CWD, false);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
   }

@@ -64,7 +64,8 @@ Deno.test("config secrets: no error path echoes the token or a proxy password", 
     assertNoSecret(lines);
   }
   assertEquals(problems(`feeds:\n${FEED}}\n987654321:${SECRET}: 1\n`), [
-    "c.yml:1:1: messenger_auth_token: missing required key",
+    "c.yml:1:1: messenger_auth_token: missing required key " +
+    "(or messenger_auth_token_file, or $COURIER_MESSENGER_AUTH_TOKEN(_FILE))",
     "c.yml:3:1: [redacted]: unknown key (a token belongs under messenger_auth_token, quoted)",
   ]);
   assertEquals(

@@ -20,8 +20,9 @@ Deno.test("--metrics: host:port, [IPv6]:port, and a bare port that binds loopbac
     ["[::1]:9464", "::1", 9464],
     ["[::]:9464", "::", 9464],
     ["[fe80::1:2]:1", "fe80::1:2", 1],
-    [":9464", "127.0.0.1", 9464],
-    ["9464", "127.0.0.1", 9464],
+    // A bare port binds every interface, as exporters do.
+    [":9464", "0.0.0.0", 9464],
+    ["9464", "0.0.0.0", 9464],
     [" 127.0.0.1:65535 ", "127.0.0.1", 65535],
   ];
   for (const [input, hostname, port] of cases) {
@@ -208,4 +209,28 @@ Deno.test("health server: `courier once` never loads it", async () => {
   const loaded = await modulesLoadedBy("src/cli/once.ts");
   assert.ok(loaded.has("src/cli/once_run.ts"));
   assert.ok(!loaded.has("src/forward/health_server.ts"));
+});
+
+Deno.test("health server: /readyz is 503 until ready and again once stopping", async () => {
+  let ready = false;
+  const server = serveHealth({
+    hostname: "127.0.0.1",
+    port: 0,
+    metrics: new ForwardMetrics(),
+    health: () => ({ ok: true, feeds: 1, lastTick: null }),
+    ready: () => ready,
+  });
+  try {
+    const status = async () => {
+      const res = await fetch(`${server.url}/readyz`);
+      return [res.status, (await res.json()).status];
+    };
+    assert.deepEqual(await status(), [503, "not ready"]);
+    ready = true;
+    assert.deepEqual(await status(), [200, "ready"]);
+    ready = false;
+    assert.deepEqual(await status(), [503, "not ready"]);
+  } finally {
+    await server.shutdown();
+  }
 });

@@ -209,7 +209,7 @@ Deno.test("loop: over six simulated hours each feed runs at each of its slots, a
   }, { lastSuccess: last });
   try {
     h.loop.start(h.settings.feeds);
-    const scheduled = linesWith(h.lines, " scheduled ");
+    const scheduled = linesWith(h.lines, " msg=scheduled ");
     assert.equal(scheduled.length, 2);
     assert.match(
       scheduled[0],
@@ -234,9 +234,9 @@ Deno.test("loop: over six simulated hours each feed runs at each of its slots, a
     // The first run of each sent its entry (one INFO line each); the many no-op runs after
     // that logged nothing at info level, only at debug.
     assert.deepEqual(titles(h.bot), ["H one", "Q one"]);
-    const info = h.lines.filter((l) => / INFO {2}/.test(l) && !l.includes(" scheduled "));
+    const info = h.lines.filter((l) => / level=info /.test(l) && !l.includes(" msg=scheduled "));
     assert.equal(info.length, 2, info.join("\n"));
-    assert.match(info[0], /feed sent feed=hourly sent=1/);
+    assert.match(info[0], /msg="feed sent" feed=hourly sent=1/);
     assert.equal(linesWith(h.lines, "nothing new").length, 23 + 5);
     assert.equal(h.metric("courier_feed_runs_total", { feed: "quarter", outcome: "ok" }), 24);
     assert.equal(h.metric("courier_feed_entries_sent_total", { feed: "hourly" }), 1);
@@ -275,7 +275,10 @@ Deno.test("loop: catch-up at start runs a feed that missed its latest slot or ne
     assert.deepEqual(h.reads.map((r) => r.feed), ["missed", "never"]);
     assert.ok(h.reads.every((r) => r.at === new Date(START).toISOString()));
     assert.match(linesWith(h.lines, "feed=ran")[0], /next_run=2026-01-01T01:00:00.000Z/);
-    assert.match(linesWith(h.lines, "feed=never")[0], /next_run="now \(catch-up\)"/);
+    assert.match(
+      linesWith(h.lines, "feed=never")[0],
+      /next_run=2026-01-01T00:00:30.000Z catch_up=true/,
+    );
     assert.deepEqual(titles(h.bot).sort(), ["missed one", "never one"]);
 
     await h.advance(HOUR);
@@ -355,7 +358,7 @@ Deno.test("loop: a feed still running at its next slot is skipped (warned, count
     }
     const skips = linesWith(h.lines, "previous run still going");
     assert.equal(skips.length, 2);
-    assert.match(skips[0], /WARN .*feed=slow slot=2026-01-01T00:02:00.000Z/);
+    assert.match(skips[0], /level=warn .*feed=slow slot=2026-01-01T00:02:00.000Z/);
     assert.equal(h.metric("courier_feed_overlap_skips_total", { feed: "slow" }), 2);
     assert.equal(slow.hits(), 1, "never started twice");
 
@@ -389,7 +392,7 @@ Deno.test("loop: a failing feed is logged once per run with URL and step, retrie
     assert.equal(failed.length, 1);
     assert.match(
       failed[0],
-      /ERROR feed failed feed=broken url=http:\/\/127\.0\.0\.1:\d+\/broken\.xml step=fetch error=.*500/,
+      /level=error msg="feed failed" feed=broken url=http:\/\/127\.0\.0\.1:\d+\/broken\.xml step=fetch error=.*500/,
     );
 
     await h.advance(4 * MINUTE);
@@ -421,7 +424,7 @@ Deno.test("loop: a 401 is logged at every attempt and the loop goes on; a reload
     await h.advance(5 * MINUTE);
     const refused = linesWith(h.lines, "messenger refused the bot");
     assert.equal(refused.length, 2, "one error per attempt");
-    assert.match(refused[0], /ERROR .*feed=news .*401/);
+    assert.match(refused[0], /level=error .*feed=news .*401/);
     assert.equal(h.metric("courier_messenger_responses_total", { code: "401" }), 2);
     assert.equal(h.bot.messages().length, 0);
     assert.equal(h.loop.health().ok, true);
@@ -530,7 +533,7 @@ Deno.test("loop: past the grace period a run stops before its next send; nothing
     await until("the second message is at the messenger", () => arrived === 2);
     const stopping = h.loop.stop(10_000);
     await h.clock.advance(10_000); // the grace period ends with the send still under way
-    assert.match(linesWith(h.lines, "after the grace period")[0], /WARN .*feeds=news/);
+    assert.match(linesWith(h.lines, "after the grace period")[0], /level=warn .*feeds=news/);
     second.resolve(); // the messenger answers: that message was posted, so it is marked sent
     await stopping;
     assert.deepEqual(titles(h.bot), ["N one", "N two"]);

@@ -8,6 +8,7 @@ import {
   ForwardMetrics,
 } from "../../src/forward/metrics.ts";
 import { NAME_PATTERN } from "../../src/config/rules.ts";
+import { VERSION } from "../../src/version.ts";
 import { parseExposition, sampleValue } from "../support/prom_text.ts";
 import { modulesLoadedBy } from "../support/module_graph.ts";
 
@@ -16,7 +17,14 @@ const START = new Date("2026-11-23T10:00:00.250Z");
 function fixedMetrics(): ForwardMetrics {
   return new ForwardMetrics({
     startTime: START,
-    memory: () => ({ rss: 52_428_800, heapUsed: 12_345_678 }),
+    version: "9.8.7",
+    process: () => ({
+      cpuSeconds: 12.5,
+      rss: 52_428_800,
+      heapUsed: 12_345_678,
+      openFds: 17,
+      maxFds: 1024,
+    }),
   });
 }
 
@@ -27,14 +35,19 @@ Deno.test("metrics: an empty forwarder still exposes every family with its TYPE"
     [
       "courier_feed_runs_total counter",
       "courier_feed_entries_sent_total counter",
+      "courier_feed_entries_refused_total counter",
       "courier_feed_last_success_timestamp_seconds gauge",
       "courier_feed_next_run_timestamp_seconds gauge",
       "courier_feed_run_duration_seconds summary",
       "courier_run_duration_seconds histogram",
       "courier_feed_overlap_skips_total counter",
       "courier_messenger_responses_total counter",
+      "courier_build_info gauge",
+      "process_cpu_seconds_total counter",
       "process_resident_memory_bytes gauge",
       "courier_heap_used_bytes gauge",
+      "process_open_fds gauge",
+      "process_max_fds gauge",
       "process_start_time_seconds gauge",
     ],
   );
@@ -77,9 +90,14 @@ Deno.test("metrics: runs by outcome, sent entries, overlap skips and timestamps 
     sampleValue(f, "courier_feed_next_run_timestamp_seconds", { feed: "blog" }),
     Date.parse("2026-11-23T14:05:00Z") / 1000,
   );
-  // Unknown timestamps are absent rather than a misleading 0.
+  // A feed that never succeeded has the series at 0, so an age alert fires for it.
   assert.equal(
     sampleValue(f, "courier_feed_last_success_timestamp_seconds", { feed: "news.daily" }),
+    0,
+  );
+  // An unknown next run is absent rather than a misleading 0.
+  assert.equal(
+    sampleValue(f, "courier_feed_next_run_timestamp_seconds", { feed: "news.daily" }),
     undefined,
   );
   m.setNextRun("blog", null);
@@ -231,6 +249,38 @@ Deno.test("metrics: a large exposition (2,000 feeds) is whole and well-formed", 
   for (let i = 0; i < 2000; i++) m.removeFeed(`feed-${String(i).padStart(4, "0")}`);
   const families2 = parseExposition(m.render());
   assert.equal(families2.get("courier_feed_runs_total")!.samples.length, 0);
-  // 7 lines a feed: 3 outcomes, sent, duration sum and count, overlap skips.
-  assert.equal(m.render().split("\n").length, first.split("\n").length - 2000 * 7);
+  // 9 lines a feed: 3 outcomes, sent, refused, last success, duration sum and count, overlap
+  // skips.
+  assert.equal(m.render().split("\n").length, first.split("\n").length - 2000 * 9);
+});
+
+Deno.test("metrics: build info, the standard process metrics, refused entries, a feed that never ran", () => {
+  const m = fixedMetrics();
+  m.addFeed("quiet");
+  m.recordRefused("news", 2);
+  m.recordRefused("news", 1);
+  const f = parseExposition(m.render());
+  assert.deepEqual(f.get("courier_build_info")!.samples, [
+    { name: "courier_build_info", labels: { version: "9.8.7" }, value: 1 },
+  ]);
+  assert.equal(sampleValue(f, "process_cpu_seconds_total"), 12.5);
+  assert.equal(sampleValue(f, "process_open_fds"), 17);
+  assert.equal(sampleValue(f, "process_max_fds"), 1024);
+  assert.equal(sampleValue(f, "courier_feed_entries_refused_total", { feed: "news" }), 3);
+  assert.equal(sampleValue(f, "courier_feed_entries_refused_total", { feed: "quiet" }), 0);
+  // Added before any run: its last success is 0 (never), its runs are all at zero.
+  assert.equal(sampleValue(f, "courier_feed_last_success_timestamp_seconds", { feed: "quiet" }), 0);
+  assert.equal(sampleValue(f, "courier_feed_runs_total", { feed: "quiet", outcome: "failed" }), 0);
+  assert.throws(() => m.recordRefused("news", -1), RangeError);
+});
+
+Deno.test("metrics: the default process reading is this process's", () => {
+  const f = parseExposition(new ForwardMetrics().render());
+  assert.equal(sampleValue(f, "courier_build_info", { version: VERSION }), 1);
+  const cpu = sampleValue(f, "process_cpu_seconds_total")!;
+  assert.ok(cpu > 0 && cpu < 3600, String(cpu));
+  if (Deno.build.os === "linux") {
+    const open = sampleValue(f, "process_open_fds")!;
+    assert.ok(open >= 3 && open <= sampleValue(f, "process_max_fds")!, String(open));
+  }
 });

@@ -160,9 +160,9 @@ Deno.test("soak: 3,000 one-minute ticks over 40 feeds: every entry sent once, re
     color: false,
     level: "info",
     write: (line) => {
-      const level = / (INFO|WARN|ERROR) /.exec(line)?.[1];
-      if (level === "WARN") logged.warn++;
-      else if (level === "ERROR") logged.error++;
+      const level = / level=(info|warn|error) /.exec(line)?.[1];
+      if (level === "warn") logged.warn++;
+      else if (level === "error") logged.error++;
       else logged.info++;
       logged.last = line;
     },

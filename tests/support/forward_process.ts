@@ -1,0 +1,39 @@
+/** A real `courier forward` process whose log (stderr) a test reads as it comes. */
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+
+export interface ForwardProcess {
+  /** Reads the log until it holds `text`; fails if the process ends first. */
+  until(text: string): Promise<void>;
+  /** SIGTERM, then the exit code and the whole log. */
+  stop(): Promise<{ code: number; log: string }>;
+}
+
+export function startForward(args: string[], env: Record<string, string> = {}): ForwardProcess {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", MAIN, "forward", ...args],
+    env: { NO_COLOR: "1", ...env },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let log = "";
+  return {
+    async until(text) {
+      while (!log.includes(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`forward ended before logging ${text}:\n${log}`);
+        log += value;
+      }
+    },
+    async stop() {
+      child.kill("SIGTERM");
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        log += value;
+      }
+      return { code: (await child.status).code, log };
+    },
+  };
+}
