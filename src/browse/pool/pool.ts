@@ -476,7 +476,7 @@ export class WorkerPool {
           },
           release: (end) => {
             if (end.ok) this.#remember(key, false);
-            // A worker whose settings could not be put back ends itself after this answer:
+            // A worker that could not end a transaction ends itself after this answer:
             // replaced now, so no request is sent to it.
             if (end.recycle) return this.#replace(w, "recycled");
             this.#release(w);

@@ -202,8 +202,8 @@ export interface WorkerEnd {
   rows: number;
   durationMs: number;
   /**
-   * The worker could not put its connection back as it was (a setting that cannot be restored,
-   * a transaction left open); it exits after this answer and must be replaced, not reused.
+   * The worker could not put its connection back as it was (a transaction left open); it exits
+   * after this answer and must be replaced, not reused.
    */
   recycle?: boolean;
 }

@@ -183,10 +183,9 @@ export function explainPrefix(tokens: Token[]): { mode: ExplainMode; inner: numb
 }
 
 /**
- * Whether compiling `sql` can only build a query: its first statement starts (after an EXPLAIN
- * or EXPLAIN QUERY PLAN) with SELECT, WITH or VALUES. Such text never reaches SQLite's PRAGMA
- * compiler, which is where flag settings change, at compile time. Anything the tokenizer cannot
- * read is answered no.
+ * Whether `sql` is a query: its first statement starts (after an EXPLAIN or EXPLAIN QUERY PLAN)
+ * with SELECT, WITH or VALUES; only those share a request's read transaction (a PRAGMA may
+ * refuse to run inside one). Anything the tokenizer cannot read is answered no.
  */
 export function compilesQueryOnly(sql: string): boolean {
   let tokens: Token[];
