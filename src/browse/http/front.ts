@@ -30,7 +30,7 @@ export const HEADER_TIMEOUT_MS = 5_000;
 const MAX_HEADER_BYTES = 64 * 1024;
 /** Descriptors kept for everything else: worker pipes, the listener, files, the runtime. */
 const RESERVED_FDS = 64;
-const RELAY_BUFFER = 32 * 1024;
+const RELAY_BUFFER = 64 * 1024;
 const HEADERS_END = new Uint8Array([13, 10, 13, 10]);
 const TOO_LARGE = new TextEncoder().encode(
   "HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
@@ -175,6 +175,9 @@ export class Front {
         await new Promise((r) => setTimeout(r, 50));
         continue;
       }
+      // Answers leave in pieces through the relay: without it, Nagle's algorithm and the
+      // client's delayed ACK held a page's last piece for 40 ms.
+      conn.setNoDelay(true);
       if (this.#clients.size >= this.#max) this.#makeRoom();
       const client: Client = { conn, opening: true, closed: false };
       this.#clients.add(client);
