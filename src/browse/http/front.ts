@@ -13,11 +13,18 @@
  * a moment and goes on: the server never exits for it.
  */
 
+/** A Unix socket, or a loopback port where there are none (Windows). */
+export type Backend = { transport: "unix"; path: string } | {
+  transport: "tcp";
+  hostname: string;
+  port: number;
+};
+
 export interface FrontOptions {
   hostname: string;
   port: number;
-  /** The Unix socket Deno.serve listens on (see setBackend). */
-  backend: string;
+  /** Where Deno.serve listens (see setBackend). */
+  backend?: Backend;
   /** How long a new connection may take to send its first request's headers. */
   headerTimeoutMs?: number;
   /** The most open connections; default from the descriptor limit. */
@@ -65,7 +72,7 @@ function indexOfBytes(hay: Uint8Array, needle: Uint8Array, from: number): number
 
 interface Client {
   conn: Deno.TcpConn;
-  upstream?: Deno.UnixConn;
+  upstream?: Deno.Conn;
   /** Still sending its first request's headers. */
   opening: boolean;
   closed: boolean;
@@ -104,7 +111,7 @@ export class Front {
   readonly #headerTimeoutMs: number;
   readonly #max: number;
   readonly #maxHeader: number;
-  #backend: string;
+  #backend: Backend | undefined;
   #closed = false;
   readonly #observers = new Set<(e: FrontEvent) => void>();
   readonly done: Promise<void>;
@@ -120,8 +127,8 @@ export class Front {
   }
 
   /** Where connections are relayed to; set once Deno.serve listens there. */
-  setBackend(path: string): void {
-    this.#backend = path;
+  setBackend(backend: Backend): void {
+    this.#backend = backend;
   }
 
   get port(): number {
@@ -213,13 +220,18 @@ export class Front {
     }
     if (c.closed) return;
     c.opening = false;
-    c.upstream = await Deno.connect({ transport: "unix", path: this.#backend });
+    const backend = this.#backend;
+    if (backend === undefined) return;
+    c.upstream = backend.transport === "unix"
+      ? await Deno.connect(backend)
+      : await Deno.connect({ hostname: backend.hostname, port: backend.port });
     if (c.closed) return closeClient(c);
     let off = 0;
     while (off < size) off += await c.upstream.write(head.subarray(off, size));
     const up = c.upstream;
     // The client's end of sending is passed on; the server's end of answering ends it all.
-    relay(c.conn, up).then(() => up.closeWrite(), () => closeClient(c)).catch(() => {});
+    relay(c.conn, up).then(() => (up as Deno.TcpConn).closeWrite(), () => closeClient(c))
+      .catch(() => {});
     await relay(up, c.conn).catch(() => {});
   }
 

@@ -60,7 +60,7 @@ export async function startBrowser(options: BrowseOptions): Promise<RunningBrows
   }
   let front: Front;
   try {
-    front = new Front({ hostname: options.host, port: options.port, backend: "" });
+    front = new Front({ hostname: options.host, port: options.port });
   } catch (error) {
     await pool.close();
     throw new BrowseError(
@@ -78,14 +78,23 @@ export async function startBrowser(options: BrowseOptions): Promise<RunningBrows
     history: new History(500),
   });
   // Deno.serve listens only on a Unix socket in a directory of its own (mode 0700): the
-  // front relays every connection to it once its headers are in (front.ts).
+  // front relays every connection to it once its headers are in (front.ts). Windows has no
+  // Unix sockets for Deno.serve: there it listens on a loopback port, which local users could
+  // reach past the front's connection bounds (not past the guards, which are the app's).
   const dir = await Deno.makeTempDir({ prefix: "courier-browse-" });
   const socket = `${dir}/http.sock`;
-  let listening: () => void = () => {};
-  const listened = new Promise<void>((r) => (listening = r));
-  const server = Deno.serve({ path: socket, onListen: () => listening() }, app.fetch);
-  await listened;
-  front.setBackend(socket);
+  const unix = Deno.build.os !== "windows";
+  let listening: (addr: Deno.Addr) => void = () => {};
+  const listened = new Promise<Deno.Addr>((r) => (listening = r));
+  const server = unix
+    ? Deno.serve({ path: socket, onListen: listening }, app.fetch)
+    : Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: listening }, app.fetch);
+  const addr = await listened;
+  front.setBackend(
+    unix
+      ? { transport: "unix", path: socket }
+      : { transport: "tcp", hostname: "127.0.0.1", port: (addr as Deno.NetAddr).port },
+  );
   const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
     url: `http://${shown}:${port}/`,
