@@ -43,6 +43,12 @@ export interface SettingsView {
     title: string;
     rhash: string;
     first_time_limit: number;
+    /** null: every entry is posted. */
+    filter: { include: string[]; exclude: string[]; fields: string[] } | null;
+    silent: boolean;
+    topic: number | null;
+    /** null: the default (today's message). */
+    template: string | null;
   }[];
 }
 
@@ -69,6 +75,14 @@ export function viewSettings(settings: Settings, now: Date): SettingsView {
         title: feed.linkText,
         rhash: feed.rhash,
         first_time_limit: feed.firstTimeLimit,
+        filter: feed.filter === null ? null : {
+          include: feed.filter.include.map((p) => p.source),
+          exclude: feed.filter.exclude.map((p) => p.source),
+          fields: [...feed.filter.fields],
+        },
+        silent: feed.silent,
+        topic: feed.topic,
+        template: feed.template?.source ?? null,
       };
     }),
   };
