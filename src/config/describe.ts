@@ -75,13 +75,13 @@ export function viewSettings(settings: Settings, now: Date): SettingsView {
         title: feed.linkText,
         rhash: feed.rhash,
         first_time_limit: feed.firstTimeLimit,
-        filter: feed.filter === null ? null : {
+        filter: !feed.filter ? null : {
           include: feed.filter.include.map((p) => p.source),
           exclude: feed.filter.exclude.map((p) => p.source),
           fields: [...feed.filter.fields],
         },
-        silent: feed.silent,
-        topic: feed.topic,
+        silent: feed.silent ?? false,
+        topic: feed.topic ?? null,
         template: feed.template?.source ?? null,
       };
     }),

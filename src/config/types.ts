@@ -26,14 +26,16 @@ export interface FeedSettings {
   linkText: string;
   /** Entries sent at the first sighting: the newest N; -1 means no limit. */
   firstTimeLimit: number;
+  // The optional settings below are always set by effective.ts; absent (as in settings built
+  // by hand) reads as null or false.
   /** Which entries are posted (its own `filter`, else the top level's); null: every one. */
-  filter: EntryFilter | null;
+  filter?: EntryFilter | null;
   /** Posted without a notification (`disable_notification`). */
-  silent: boolean;
+  silent?: boolean;
   /** The forum topic posted in (`message_thread_id`); null: the chat itself. */
-  topic: number | null;
+  topic?: number | null;
   /** The message layout (its own `template`, else the top level's); null: the default. */
-  template: Template | null;
+  template?: Template | null;
 }
 
 /** The whole config with every value in effect. */

@@ -54,3 +54,18 @@ export function judge(filter: EntryFilter, entry: Entry): Verdict {
   }
   return `matches no include in ${filter.fields.join(", ")}`;
 }
+
+/** The entries a filter keeps, in order, and those it drops with why. */
+export function partition(
+  filter: EntryFilter,
+  entries: readonly Entry[],
+): { kept: Entry[]; dropped: { entry: Entry; reason: string }[] } {
+  const kept: Entry[] = [];
+  const dropped: { entry: Entry; reason: string }[] = [];
+  for (const entry of entries) {
+    const reason = judge(filter, entry);
+    if (reason === null) kept.push(entry);
+    else dropped.push({ entry, reason });
+  }
+  return { kept, dropped };
+}

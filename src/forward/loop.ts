@@ -282,6 +282,7 @@ export class Loop {
     if (metrics) {
       metrics.recordRun(name, outcome, seconds);
       if (result.sent > 0) metrics.recordSent(name, result.sent);
+      if (result.filtered > 0) metrics.recordFiltered(name, result.filtered);
     }
     if (result.error === null) {
       const at = new Date(this.#clock.now());

@@ -48,6 +48,8 @@ export interface MetricsOptions {
 interface FeedSeries {
   runs: Record<RunOutcome, number>;
   sent: number;
+  /** Entries the feed's filter dropped. */
+  filtered: number;
   overlapSkips: number;
   /** Seconds since the epoch; null until known. */
   lastSuccess: number | null;
@@ -148,6 +150,7 @@ export class ForwardMetrics {
       series = {
         runs: { ok: 0, failed: 0, aborted: 0 },
         sent: 0,
+        filtered: 0,
         overlapSkips: 0,
         lastSuccess: null,
         nextRun: null,
@@ -178,6 +181,11 @@ export class ForwardMetrics {
   recordSent(feed: string, n: number): void {
     if (!Number.isInteger(n) || n < 0) throw new RangeError("metrics: sent count must be >= 0");
     this.#feed(feed).sent += n;
+  }
+
+  recordFiltered(feed: string, n: number): void {
+    if (!Number.isInteger(n) || n < 0) throw new RangeError("metrics: filtered count must be >= 0");
+    this.#feed(feed).filtered += n;
   }
 
   /** null: the feed has no next run (its schedule ended). */
@@ -233,6 +241,15 @@ export class ForwardMetrics {
 
     family("courier_feed_entries_sent_total", "counter", "Entries the messenger accepted.");
     for (const [, s, feed] of feeds) sample("courier_feed_entries_sent_total", feed, s.sent);
+
+    family(
+      "courier_feed_entries_filtered_total",
+      "counter",
+      "Entries the feed's filter dropped (recorded as seen, never posted).",
+    );
+    for (const [, s, feed] of feeds) {
+      sample("courier_feed_entries_filtered_total", feed, s.filtered);
+    }
 
     family(
       "courier_feed_last_success_timestamp_seconds",
