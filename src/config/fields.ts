@@ -132,7 +132,7 @@ const templateField = (where: "top" | "feed"): Field => ({
       "`<code>`, `<pre>`, `<blockquote>`, `<tg-spoiler>`...) with fields `{title}`, `{link}`, " +
       "`{feed}` (the feed's name), `{link_text}` (its `title`), `{date}`, `{categories}` " +
       "(as hashtags), `{summary}` (300 characters) or `{summary:N}`. Values are escaped; " +
-      "a line whose field the entry lacks is left out. " +
+      "a line whose fields from the entry are all missing is left out. " +
       'Example: `"<b>{title}</b> {categories}\\n{summary:200}\\n<a href=\\"{link}\\">{link_text}</a>"`.',
   schema: { type: "string", minLength: 1 },
   check: checkTemplate,

@@ -6,7 +6,8 @@ import type { Logger } from "../log/logger.ts";
 import type { Outbox } from "../messenger/bot_api.ts";
 import { MessageRefusedError, MessengerFatalError } from "../messenger/errors.ts";
 import { partition } from "../filter/filter.ts";
-import { formatMessage, type Message, plainMessage } from "../messenger/format.ts";
+import { type Message, plainMessage } from "../messenger/format.ts";
+import { deliveryOf, messageFor } from "./messages.ts";
 import type { RunCounts, RunRecord } from "../store/db.ts";
 import { firstSighting } from "./first_sighting.ts";
 import type { FeedReader, Validators } from "./reader.ts";
@@ -291,15 +292,7 @@ async function deliver(
   const delivery = deliveryOf(feed);
   for (const entry of entries) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
-    const message: Message = {
-      ...formatMessage(entry, {
-        linkText: feed.linkText,
-        rhash: feed.rhash,
-        template: feed.template,
-        feed: feed.name,
-      }),
-      ...delivery,
-    };
+    const message = messageFor(feed, entry);
     const send = (m: Message) =>
       ctx.outbox.send(chat, m, ctx.signal, { maxWaitMs: ctx.maxMessengerWaitMs });
     let sent;
@@ -344,14 +337,6 @@ async function deliver(
       throw new NotRecorded(`${messageOf(error)}; 1 message may be sent again`);
     }
   }
-}
-
-/** How a feed's messages are delivered: without a sound, into a topic (only what is set). */
-export function deliveryOf(feed: FeedSettings): Pick<Message, "silent" | "topic"> {
-  const delivery: Pick<Message, "silent" | "topic"> = {};
-  if (feed.silent) delivery.silent = true;
-  if (feed.topic != null) delivery.topic = feed.topic;
-  return delivery;
 }
 
 async function finish(

@@ -2,6 +2,7 @@ import type { Entry } from "../feeds/entry.ts";
 import {
   DEFAULT_SUMMARY_LENGTH,
   DEFAULT_TEMPLATE,
+  ENTRY_FIELDS,
   type FieldName,
   isLiteral,
   parseTemplate,
@@ -57,8 +58,9 @@ const DEFAULT = parseTemplate(DEFAULT_TEMPLATE);
 /**
  * The message for one entry, laid out by the feed's template (default: its title in bold, then
  * on the next line a link whose text is the feed's link text). Every field's value is escaped.
- * A line of the template that uses a field the entry lacks (no http(s) link, no date, no
- * categories, no summary) is left out. The whole HTML stays within 4096 characters (stricter
+ * A line of the template whose fields from the entry are all missing (no http(s) link, no date,
+ * no categories, no summary) is left out, and a link whose href the entry cannot fill keeps only
+ * its text. The whole HTML stays within 4096 characters (stricter
  * than Telegram, which counts after parsing) by shortening the longest of the entry's own texts
  * (title, summary, categories) with "…", cut between characters, never inside an escape, a tag
  * or a surrogate pair.
@@ -138,24 +140,33 @@ function render(template: Template, values: FieldValues): string {
   const pieces: Piece[] = [];
   let kept = false;
   for (const line of template.lines) {
-    const filled: Piece[] = [];
-    let lacking = false;
+    // A link whose href the entry cannot fill keeps its text alone.
+    const unwrapped = new Set<number>();
+    let fromEntry = 0;
+    let lacking = 0;
     for (const part of line.parts) {
-      if (isLiteral(part)) {
-        filled.push({ html: part.html, visible: part.visible });
-        continue;
+      if (isLiteral(part)) continue;
+      const missing = values.get(part) === null;
+      if (missing && part.wrap !== undefined) unwrapped.add(part.wrap);
+      if (ENTRY_FIELDS.has(part.field)) {
+        fromEntry++;
+        if (missing) lacking++;
       }
-      const raw = values.get(part);
-      if (raw === null) lacking = true;
-      const text = raw ?? "";
-      const piece: Piece = { html: escapeHtml(text), visible: part.inAttribute ? 0 : text.length };
-      if (!part.inAttribute && SHORTENABLE.has(part.field)) piece.raw = text;
-      filled.push(piece);
     }
-    if (lacking && line.droppable) continue;
+    if (line.droppable && fromEntry > 0 && lacking === fromEntry) continue;
     if (kept) pieces.push({ html: "\n", visible: 1 });
     kept = true;
-    pieces.push(...filled);
+    for (const part of line.parts) {
+      if (part.wrap !== undefined && unwrapped.has(part.wrap)) continue;
+      if (isLiteral(part)) {
+        pieces.push({ html: part.html, visible: part.visible });
+        continue;
+      }
+      const text = values.get(part) ?? "";
+      const piece: Piece = { html: escapeHtml(text), visible: part.inAttribute ? 0 : text.length };
+      if (!part.inAttribute && SHORTENABLE.has(part.field)) piece.raw = text;
+      pieces.push(piece);
+    }
   }
   return fit(pieces).map((p) => p.html).join("");
 }

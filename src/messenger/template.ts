@@ -34,10 +34,17 @@ export const DEFAULT_TEMPLATE = '<b>{title}</b>\n<a href="{link}">{link_text}</a
 export interface Literal {
   html: string;
   visible: number;
+  /** Part of the tags of link `wrap` (see Slot.wrap). */
+  wrap?: number;
 }
 
 export interface Slot {
   field: FieldName;
+  /**
+   * In the `href` of a link numbered so: when the entry lacks this field, the link's tags are
+   * left out and its text stays.
+   */
+  wrap?: number;
   /** Inside an attribute (`href="{link}"`): never shortened, never seen as text. */
   inAttribute: boolean;
   /** For `{summary:N}`: the characters kept. */
@@ -51,12 +58,21 @@ export interface TemplateLine {
   parts: Part[];
   /**
    * Whether no tag is open across its ends: such a line is left out of a message whose entry
-   * lacks one of its fields (no link, no date...), the way today's message has no link line
-   * for an entry without a link.
+   * lacks every one of its entry fields (ENTRY_FIELDS), the way today's message has no link
+   * line for an entry without a link.
    */
   droppable: boolean;
   fields: FieldName[];
 }
+
+/** The fields whose value comes from the entry, which it may lack; the others are the feed's. */
+export const ENTRY_FIELDS: ReadonlySet<FieldName> = new Set<FieldName>([
+  "title",
+  "link",
+  "date",
+  "categories",
+  "summary",
+]);
 
 export interface Template {
   source: string;
@@ -120,8 +136,11 @@ class Parser {
   #fields: FieldName[] = [];
   #text = "";
   #visible = 0;
-  readonly #open: { tag: string; at: number }[] = [];
+  readonly #open: { tag: string; at: number; wrap?: number }[] = [];
   #openAtLineStart = 0;
+  /** The link whose tag is being read, when its href has a field. */
+  #wrap: number | undefined;
+  #links = 0;
 
   constructor(private readonly source: string) {}
 
@@ -171,7 +190,9 @@ class Parser {
 
   #flush(): void {
     if (this.#text === "") return;
-    this.#parts.push({ html: this.#text, visible: this.#visible });
+    const part: Literal = { html: this.#text, visible: this.#visible };
+    if (this.#wrap !== undefined) part.wrap = this.#wrap;
+    this.#parts.push(part);
     this.#text = "";
     this.#visible = 0;
   }
@@ -209,6 +230,7 @@ class Parser {
       );
     }
     const slot: Slot = { field: name, inAttribute };
+    if (inAttribute && this.#wrap !== undefined) slot.wrap = this.#wrap;
     if (match[2] !== undefined) {
       if (name !== "summary") throw this.#error(`only {summary:N} takes a length, not {${inner}}`);
       slot.length = Number(match[2]);
@@ -235,8 +257,14 @@ class Parser {
           start,
         );
       }
+      if (top.wrap !== undefined) {
+        this.#flush();
+        this.#wrap = top.wrap;
+      }
       this.#literal(close[0], 0);
       this.#at += close[0].length;
+      this.#flush();
+      this.#wrap = undefined;
       return;
     }
     const name = /^<([A-Za-z][A-Za-z-]*)/.exec(s.slice(start, start + 40))?.[1].toLowerCase();
@@ -253,6 +281,11 @@ class Parser {
     if (name === "a" && this.#open.some((o) => o.tag === "a")) {
       throw this.#error("a link inside a link", start);
     }
+    this.#flush();
+    // A link's tags go with its href's field: numbered for the renderer to leave them out.
+    const tagEnd = s.indexOf(">", start);
+    const hrefHasField = name === "a" && tagEnd > 0 && s.slice(start, tagEnd).includes("{");
+    if (hrefHasField) this.#wrap = ++this.#links;
     this.#at = start + 1 + name.length;
     this.#literal(s.slice(start, this.#at), 0);
     const seen = new Set<string>();
@@ -282,7 +315,9 @@ class Parser {
     if (required !== undefined && !seen.has(required)) {
       throw this.#error(`<${name}> needs ${required}="..."`, start);
     }
-    this.#open.push({ tag: name, at: start });
+    this.#flush();
+    this.#open.push({ tag: name, at: start, wrap: this.#wrap });
+    this.#wrap = undefined;
   }
 
   /** An attribute's value up to its closing quote; fields only where `rule` is `true`. */
