@@ -74,7 +74,7 @@ export function formatMessage(entry: Entry, options: FormatOptions): Message {
   const link = entry.link !== null && /^https?:\/\//i.test(entry.link) ? entry.link : null;
   const values = new FieldValues(entry, options, link);
   const message: Message = { html: render(template, values), previews: true };
-  if (template !== DEFAULT && options.rhash !== "" && link !== null) {
+  if (template.source !== DEFAULT_TEMPLATE && options.rhash !== "" && link !== null) {
     message.previewUrl = messageLink(link, options.rhash);
   }
   return message;
