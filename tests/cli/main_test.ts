@@ -87,6 +87,7 @@ Deno.test("cli: validate --json prints the effective settings without secrets", 
     10,
     3,
     -1,
+    10,
   ]);
   assertMatch(view.feeds[0].next_run, /^\d{4}-\d\d-\d\dT\d\d:\d\d:00[+-]\d\d:\d\d$/);
   assert(!r.stdout.includes("s3cret") && !r.stdout.includes("AAExampleToken"));
@@ -119,12 +120,16 @@ Deno.test("cli: validate --json spells every key as the config file does", async
   // `config` (the file read) and `next_run` are derived, not settings.
   const extra = (keys: string[], known: string[], derived: string[]) =>
     keys.filter((k) => !known.includes(k) && !derived.includes(k));
+  // Keys beyond the spec (issue 29): per feed, and top-level defaults shown in each feed's.
+  const feedKeys = [...feed, "filter", "silent", "topic", "template"];
   assertEquals(extra(Object.keys(view), top, ["config"]), []);
-  for (const f of view.feeds) assertEquals(extra(Object.keys(f), feed, ["next_run"]), []);
+  for (const f of view.feeds) assertEquals(extra(Object.keys(f), feedKeys, ["next_run"]), []);
+  assertEquals(view.feeds[0].filter.exclude, ["sponsored", "/^(ad|advert(isement)?):/i"]);
+  assertEquals(view.feeds[3].topic, 42);
   assertEquals(view.feeds[0].title, "Link");
   // Every key of the file is shown, but `refs` (anchors only) and `feeds` by its items.
   assertEquals(top.filter((k) => !(k in view)), ["refs"]);
-  assertEquals(feed.filter((k) => !(k in view.feeds[1])), []);
+  assertEquals(feedKeys.filter((k) => !(k in view.feeds[3])), []);
   assert(Array.isArray(view.feeds[0].url));
 });
 
