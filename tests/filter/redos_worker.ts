@@ -23,4 +23,4 @@ const verdict = judge(
     summary: "x".repeat(50_000),
   },
 );
-self.postMessage(verdict);
+(self as unknown as { postMessage(data: unknown): void }).postMessage(verdict);
