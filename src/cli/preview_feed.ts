@@ -7,7 +7,7 @@ import type { FeedSettings } from "../config/types.ts";
 import { formatRfc3339 } from "../feeds/dates.ts";
 import { type EntryOutcome, entryOutcomes } from "../forward/messages.ts";
 import { UsageError, UserError } from "./errors.ts";
-import type { Preview } from "./preview_run.ts";
+import { entryLines, headline, type Preview } from "./preview_run.ts";
 
 /** The feed named `name` in the config at `configPath`; a usage error when there is none. */
 export async function feedFromConfig(configPath: string, name: string): Promise<FeedSettings> {
@@ -44,19 +44,13 @@ export function renderFeedText(preview: Preview, feed: FeedSettings): string {
   const outcomes = entryOutcomes(feed, preview.entries);
   const kept = outcomes.filter((o) => o.dropped === null).length;
   const lines = [
-    `${preview.title ?? "(untitled feed)"} (${preview.format}, ${outcomes.length} entr${
-      outcomes.length === 1 ? "y" : "ies"
-    }) as feed ${feed.name}: ${kept} kept, ${outcomes.length - kept} dropped by its filter`,
+    `${headline(preview)} as feed ${feed.name}: ${kept} kept, ${
+      outcomes.length - kept
+    } dropped by its filter`,
   ];
   outcomes.forEach((outcome, i) => {
     const { entry } = outcome;
-    lines.push(
-      "",
-      `${i + 1}. ${entry.title || "(untitled)"}`,
-      `   link: ${entry.link ?? "(none)"}`,
-      `   date: ${entry.published ? formatRfc3339(entry.published) : "(none)"}`,
-      `   id:   ${entry.id}`,
-    );
+    lines.push(...entryLines(entry, i));
     if (entry.categories) lines.push(`   categories: ${entry.categories.join(", ")}`);
     if (outcome.dropped !== null) {
       lines.push(`   DROPPED: ${outcome.dropped}`);

@@ -125,18 +125,26 @@ async function previewFile(
   }
 }
 
-function renderText(preview: Preview): string {
+/** The first line: the feed's title, format and how many entries it has. */
+export function headline(preview: Preview): string {
   const count = `${preview.entries.length} entr${preview.entries.length === 1 ? "y" : "ies"}`;
-  const lines = [`${preview.title ?? "(untitled feed)"} (${preview.format}, ${count})`];
-  preview.entries.forEach((entry, i) => {
-    lines.push(
-      "",
-      `${i + 1}. ${entry.title || "(untitled)"}`,
-      `   link: ${entry.link ?? "(none)"}`,
-      `   date: ${entry.published ? formatRfc3339(entry.published) : "(none)"}`,
-      `   id:   ${entry.id}`,
-    );
-  });
+  return `${preview.title ?? "(untitled feed)"} (${preview.format}, ${count})`;
+}
+
+/** An entry's lines (after a blank one), numbered from 1 by `i`. */
+export function entryLines(entry: Entry, i: number): string[] {
+  return [
+    "",
+    `${i + 1}. ${entry.title || "(untitled)"}`,
+    `   link: ${entry.link ?? "(none)"}`,
+    `   date: ${entry.published ? formatRfc3339(entry.published) : "(none)"}`,
+    `   id:   ${entry.id}`,
+  ];
+}
+
+function renderText(preview: Preview): string {
+  const lines = [headline(preview)];
+  preview.entries.forEach((entry, i) => lines.push(...entryLines(entry, i)));
   return lines.join("\n");
 }
 

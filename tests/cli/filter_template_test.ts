@@ -3,65 +3,21 @@
  * its own against local feeds and the fake Bot API.
  */
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
 import type { Entry } from "../../src/feeds/entry.ts";
 import { Store } from "../../src/store/db.ts";
-import { runCli } from "../support/cli.ts";
+import { withCliEnv } from "../support/cli_env.ts";
 import { bounded } from "../support/deadline.ts";
-import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
-import { type FeedItem, type FeedServer, startFeedServer } from "../support/once_feeds.ts";
+import type { FakeBotApi } from "../support/fake_bot_api.ts";
+import type { FeedItem } from "../support/once_feeds.ts";
 import { legacyFormatMessage } from "../messenger/legacy_format.ts";
 
-const TOKEN = "123456:TEST-token_abc";
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
-
-interface Env {
-  dir: string;
-  config: string;
-  feeds: FeedServer;
-  bot: FakeBotApi;
-  writeConfig(doc: Record<string, unknown>): Promise<void>;
-  run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
-}
 
 function feed(name: string, url: string, extra: Record<string, unknown> = {}) {
   return { name, channel: "@news_chan", url, cron: "*/5 * * * *", type: "rss", ...extra };
 }
 
-async function withEnv(fn: (env: Env) => Promise<void>) {
-  const dir = await Deno.makeTempDir();
-  const feeds = startFeedServer();
-  const bot = await startFakeBotApi({ token: TOKEN, limits: null });
-  const config = `${dir}/config.yml`;
-  const env: Env = {
-    dir,
-    config,
-    feeds,
-    bot,
-    async writeConfig(doc) {
-      await Deno.writeTextFile(
-        config,
-        stringify({ messenger_auth_token: TOKEN, data_dir: `${dir}/data`, ...doc }),
-      );
-    },
-    async run(...args) {
-      const api = args[0] === "once" ? ["--messenger-api", bot.url] : [];
-      const r = await runCli([...args, "-c", config, ...api], { cwd: dir });
-      for (const text of [r.stdout, r.stderr]) {
-        assert.ok(!text.includes("TEST-token"), `token leaked:\n${text}`);
-        assert.ok(!/^\s+at /m.test(text), `a stack trace:\n${text}`);
-      }
-      return r;
-    },
-  };
-  try {
-    await fn(env);
-  } finally {
-    await feeds.close();
-    await bot.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-}
+const withEnv = withCliEnv;
 
 const bolds = (bot: FakeBotApi, chat?: string) => bot.messages(chat).map((m) => m.bold[0]);
 

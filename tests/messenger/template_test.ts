@@ -1,21 +1,11 @@
 import assert from "node:assert/strict";
-import type { Entry } from "../../src/feeds/entry.ts";
+import { messageEntry } from "../support/message_entry.ts";
 import { formatMessage, MAX_MESSAGE_LENGTH } from "../../src/messenger/format.ts";
 import { DEFAULT_TEMPLATE, parseTemplate, templateProblem } from "../../src/messenger/template.ts";
 import { parseTelegramHtml } from "../support/fake_bot_api.ts";
 import { legacyFormatMessage } from "./legacy_format.ts";
 
-function entry(partial: Partial<Entry>): Entry {
-  return {
-    id: "x",
-    link: "https://example.org/a",
-    title: "Hello",
-    published: null,
-    updated: null,
-    summary: "",
-    ...partial,
-  };
-}
+const entry = messageEntry;
 
 const HOSTILE_TITLES = [
   "Hello",
