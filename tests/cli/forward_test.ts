@@ -9,6 +9,7 @@ import Database from "libsql";
 import { stringify } from "yaml";
 import { acquireLock } from "../../src/store/lock.ts";
 import { runCli } from "../support/cli.ts";
+import { writeTestConfig } from "../support/cli_env.ts";
 import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
 import { deferred } from "../support/forward_stubs.ts";
 import { type FeedServer, rss, startFeedServer } from "../support/once_feeds.ts";
@@ -111,12 +112,7 @@ async function withEnv(fn: (env: Env) => Promise<void>) {
     config,
     feeds,
     bot,
-    async writeConfig(doc) {
-      await Deno.writeTextFile(
-        config,
-        stringify({ messenger_auth_token: TOKEN, data_dir: `${dir}/data`, ...doc }),
-      );
-    },
+    writeConfig: (doc) => writeTestConfig(config, dir, doc),
     forward(...args) {
       const c = new Courier(["forward", "-c", config, "--messenger-api", bot.url, ...args], dir);
       started.push(c);

@@ -21,6 +21,18 @@ export interface CliEnv {
   run(command: string, ...args: string[]): Promise<CliResult>;
 }
 
+/** Writes a config at `config`: the token and `<dir>/data` as data_dir, then `doc`. */
+export async function writeTestConfig(
+  config: string,
+  dir: string,
+  doc: Record<string, unknown>,
+): Promise<void> {
+  await Deno.writeTextFile(
+    config,
+    stringify({ messenger_auth_token: TOKEN, data_dir: `${dir}/data`, ...doc }),
+  );
+}
+
 export async function withCliEnv(
   fn: (env: CliEnv) => Promise<void>,
   botOptions: FakeBotApiOptions = {},
@@ -34,12 +46,7 @@ export async function withCliEnv(
     config,
     feeds,
     bot,
-    async writeConfig(doc) {
-      await Deno.writeTextFile(
-        config,
-        stringify({ messenger_auth_token: TOKEN, data_dir: `${dir}/data`, ...doc }),
-      );
-    },
+    writeConfig: (doc) => writeTestConfig(config, dir, doc),
     async run(command, ...args) {
       const api = command === "once" || command === "forward" ? ["--messenger-api", bot.url] : [];
       const r = await runCli([command, "-c", config, ...api, ...args], { cwd: dir });
