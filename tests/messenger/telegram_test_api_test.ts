@@ -1,61 +1,44 @@
 /**
  * The second opinion on the wire format: npm's telegram-test-api (an emulator of the Bot API's
  * server side) takes courier's messages with disable_notification and message_thread_id, as
- * BotApi sends them, and answers with the message it stored.
+ * BotApi sends them. It runs in a process of its own with its own lock file (see
+ * tests/support/telegram_test_api/check.ts for why); `.ci/run` caches its packages beforehand.
  */
 import assert from "node:assert/strict";
-// A test-only package: an npm: specifier here keeps it out of the product's import map.
-import telegramTestApi from "npm:telegram-test-api@4.2.1";
-import { Secret } from "../../src/log/secret.ts";
-import { BotApi } from "../../src/messenger/bot_api.ts";
-import { formatMessage } from "../../src/messenger/format.ts";
-import { parseTemplate } from "../../src/messenger/template.ts";
+import { bounded } from "../support/deadline.ts";
 
-const TOKEN = "123456:TEST-token_abc";
-// A CommonJS module: its types say `exports.default` is the class, its code makes
-// `module.exports` the class itself.
-const TelegramServer =
-  (typeof telegramTestApi === "function"
-    ? telegramTestApi
-    : telegramTestApi.default) as unknown as typeof telegramTestApi.default;
+const DIR = new URL("../support/telegram_test_api/", import.meta.url).pathname;
 
-interface Stored {
-  botToken: string;
-  message: Record<string, unknown>;
-}
-
-Deno.test("telegram-test-api accepts silent messages into a forum topic, templates and Instant View", async () => {
-  const server = new TelegramServer({ port: 0, host: "127.0.0.1" });
-  await server.start();
-  try {
-    // It listened on port 0 as asked; its config still says 0, its node server knows which.
-    const listening = (server as unknown as { server: { address(): { port: number } } }).server;
-    const { port } = listening.address();
-    const api = new BotApi({ baseUrl: `http://127.0.0.1:${port}`, token: new Secret(TOKEN) });
-    const entry = {
-      id: "1",
-      link: "https://example.org/a?b=1&c=2",
-      title: "A <title> & 😀",
-      published: new Date("2024-05-01T12:00:00Z"),
-      updated: null,
-      summary: "Summary",
-      categories: ["Rust"],
-    };
-    const template = parseTemplate("<b>{title}</b> {categories}\n{summary}");
-    const message = {
-      ...formatMessage(entry, { linkText: "Link", rhash: "abc", template }),
-      silent: true,
-      topic: 42,
-    };
-    const sent = await api.send("-1001234567890", message);
-    assert.equal(typeof sent.messageId, "number");
-    const plain = await api.send(
-      "@plain_chan",
-      formatMessage(entry, { linkText: "Link", rhash: "" }),
-    );
-    assert.ok(plain.messageId > sent.messageId);
-
-    const stored = (server.storage.botMessages as unknown as Stored[]).map((m) => m.message);
+Deno.test(
+  "telegram-test-api accepts silent messages into a forum topic, templates and Instant View",
+  bounded(60_000, async (deadline) => {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-config",
+        `--lock=${DIR}deno.lock`,
+        "--frozen",
+        "--allow-all",
+        "--quiet",
+        `${DIR}check.ts`,
+      ],
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    let out: Deno.CommandOutput;
+    try {
+      out = await deadline.within("the telegram-test-api check", child.output());
+    } finally {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // it has ended
+      }
+    }
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    const { ids, stored } = JSON.parse(new TextDecoder().decode(out.stdout));
+    assert.ok(ids[1] > ids[0], "both accepted, with message ids");
     assert.equal(stored.length, 2);
     assert.equal(stored[0].chat_id, "-1001234567890");
     assert.equal(stored[0].disable_notification, true);
@@ -69,7 +52,5 @@ Deno.test("telegram-test-api accepts silent messages into a forum topic, templat
     assert.equal("disable_notification" in stored[1], false);
     assert.equal("message_thread_id" in stored[1], false);
     assert.equal("link_preview_options" in stored[1], false);
-  } finally {
-    await server.stop();
-  }
-});
+  }),
+);
