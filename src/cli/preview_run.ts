@@ -1,4 +1,4 @@
-import type { FeedType } from "../config/types.ts";
+import type { FeedSettings, FeedType } from "../config/types.ts";
 // The parser's own modules rather than feeds/mod.ts: a file needs no fetching, and mod.ts
 // brings the HTTP stack with it (see preview_url.ts).
 import { formatRfc3339 } from "../feeds/dates.ts";
@@ -80,14 +80,14 @@ export async function fileUrlOf(path: string): Promise<string> {
  * the first one that needs a part usually stops the first parse early. What cannot be read
  * twice (a pipe) has them all from the start.
  */
-async function parseFile(path: string, url: string): Promise<ParsedFeed> {
+async function parseFile(path: string, url: string, summaries: boolean): Promise<ParsedFeed> {
   let again = isRegularFile(path);
   if (!again) await import("../feeds/parse.ts");
   while (true) {
     try {
       // The bytes go straight to the parser, which drops them once decoded; summaries are
-      // never shown here.
-      return parseFeed(readFileBytes(path), url, null, { summaries: false });
+      // shown only through a feed's filter and template.
+      return parseFeed(readFileBytes(path), url, null, { summaries });
     } catch (error) {
       if (!again || !(error instanceof PartNotLoaded)) throw error;
       await import("../feeds/parse.ts");
@@ -104,10 +104,14 @@ function isRegularFile(path: string): boolean {
   }
 }
 
-async function previewFile(path: string, type: FeedType | undefined): Promise<Preview> {
+async function previewFile(
+  path: string,
+  type: FeedType | undefined,
+  summaries = false,
+): Promise<Preview> {
   const url = await fileUrlOf(path);
   try {
-    const parsed = await parseFile(path, url);
+    const parsed = await parseFile(path, url, summaries);
     const mismatch = type ? typeMismatch(parsed.format, type) : null;
     return {
       format: parsed.format,
@@ -121,18 +125,26 @@ async function previewFile(path: string, type: FeedType | undefined): Promise<Pr
   }
 }
 
-function renderText(preview: Preview): string {
+/** The first line: the feed's title, format and how many entries it has. */
+export function headline(preview: Preview): string {
   const count = `${preview.entries.length} entr${preview.entries.length === 1 ? "y" : "ies"}`;
-  const lines = [`${preview.title ?? "(untitled feed)"} (${preview.format}, ${count})`];
-  preview.entries.forEach((entry, i) => {
-    lines.push(
-      "",
-      `${i + 1}. ${entry.title || "(untitled)"}`,
-      `   link: ${entry.link ?? "(none)"}`,
-      `   date: ${entry.published ? formatRfc3339(entry.published) : "(none)"}`,
-      `   id:   ${entry.id}`,
-    );
-  });
+  return `${preview.title ?? "(untitled feed)"} (${preview.format}, ${count})`;
+}
+
+/** An entry's lines (after a blank one), numbered from 1 by `i`. */
+export function entryLines(entry: Entry, i: number): string[] {
+  return [
+    "",
+    `${i + 1}. ${entry.title || "(untitled)"}`,
+    `   link: ${entry.link ?? "(none)"}`,
+    `   date: ${entry.published ? formatRfc3339(entry.published) : "(none)"}`,
+    `   id:   ${entry.id}`,
+  ];
+}
+
+function renderText(preview: Preview): string {
+  const lines = [headline(preview)];
+  preview.entries.forEach((entry, i) => lines.push(...entryLines(entry, i)));
   return lines.join("\n");
 }
 
@@ -196,39 +208,68 @@ export function simpleArgs(
   return { values: argv.length === 2 ? { json: true } : {}, positionals: sources };
 }
 
+interface PreviewFlags {
+  type?: string;
+  json?: boolean;
+  proxy?: string;
+  config?: string;
+  feed?: string;
+}
+
 /** `courier preview`: loaded by previewCommand.run only when the command runs. */
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = simpleArgs(argv) ??
-    (await import("./args.ts")).parseCommandArgs("preview", argv, {
-      type: { type: "string" },
-      json: { type: "boolean" },
-      proxy: { type: "string" },
-    }, true);
+  const { values, positionals }: { values: PreviewFlags; positionals: string[] } =
+    simpleArgs(argv) ??
+      (await import("./args.ts")).parseCommandArgs("preview", argv, {
+        type: { type: "string" },
+        json: { type: "boolean" },
+        proxy: { type: "string" },
+        config: { type: "string", short: "c" },
+        feed: { type: "string" },
+      }, true);
   if (positionals.length !== 1) {
     throw new UsageError(
       "courier preview: expected one URL or FILE (see 'courier preview --help')",
     );
   }
-  const type = values.type;
-  if (type !== undefined && type !== "rss" && type !== "atom") {
-    throw new UsageError(`courier preview: --type must be "rss" or "atom", got "${type}"`);
+  if (values.type !== undefined && values.type !== "rss" && values.type !== "atom") {
+    throw new UsageError(`courier preview: --type must be "rss" or "atom", got "${values.type}"`);
   }
+  let type: FeedType | undefined = values.type;
   const source = positionals[0];
   const isUrl = /^https?:\/\//i.test(source);
   if (!isUrl && values.proxy !== undefined && values.proxy !== "") {
     throw new UsageError("courier preview: --proxy applies to a URL, not a FILE");
   }
+  if (values.feed === undefined && values.config !== undefined) {
+    throw new UsageError("courier preview: -c CONFIG goes with --feed NAME");
+  }
+  // A feed's view of the entries: its filter, template and delivery (loaded only for it).
+  const withFeed = values.feed === undefined ? null : await import("./preview_feed.ts");
+  let feed: FeedSettings | null = null;
+  let proxy = values.proxy;
+  if (withFeed !== null) {
+    const { configPathFrom } = await import("../config/read.ts");
+    feed = await withFeed.feedFromConfig(configPathFrom(values.config), values.feed!);
+    type ??= feed.type;
+    // The feed's own proxy, unless the command line names one.
+    proxy ??= feed.proxy ?? "";
+  }
   let preview: Preview;
   try {
     preview = isUrl
-      ? await (await import("./preview_url.ts")).previewUrl(source, type, values.proxy)
-      : await previewFile(source, type);
+      ? await (await import("./preview_url.ts")).previewUrl(source, type, proxy)
+      : await previewFile(source, type, feed !== null);
   } catch (error) {
     if (error instanceof FeedError) throw new UserError(`courier preview: ${error.message}`, 1);
     throw error;
   }
   for (const warning of preview.warnings) console.error(`warning: ${warning}`);
-  if (values.json) writeJson(preview);
+  if (withFeed !== null && feed !== null) {
+    console.log(
+      values.json ? withFeed.renderFeedJson(preview, feed) : withFeed.renderFeedText(preview, feed),
+    );
+  } else if (values.json) writeJson(preview);
   else console.log(renderText(preview));
   return 0;
 }

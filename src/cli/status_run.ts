@@ -71,6 +71,7 @@ export async function run(argv: string[]): Promise<number> {
       sent24h: record?.sentSince ?? 0,
       refusedTotal: record?.refusedTotal ?? 0,
       refused: record?.refused ?? [],
+      filteredTotal: record?.filteredTotal ?? 0,
     };
   });
   if (values.json) {

@@ -9,6 +9,23 @@ const localTime = (iso: string | null) => iso === null ? "never" : rfc3339Local(
 
 const limitText = (n: number) => n === -1 ? "no limit" : `newest ${n}`;
 
+type FeedView = SettingsView["feeds"][number];
+
+/** The rows of the optional settings a feed has in effect; none for a feed without them. */
+function extras(feed: FeedView): [string, string][] {
+  const rows: [string, string][] = [];
+  const list = (items: string[]) => items.map((item) => JSON.stringify(item)).join(", ");
+  if (feed.filter !== null) {
+    if (feed.filter.include.length > 0) rows.push(["include", list(feed.filter.include)]);
+    if (feed.filter.exclude.length > 0) rows.push(["exclude", list(feed.filter.exclude)]);
+    rows.push(["filter fields", feed.filter.fields.join(", ")]);
+  }
+  if (feed.silent) rows.push(["silent", "yes (no notification)"]);
+  if (feed.topic !== null) rows.push(["topic", String(feed.topic)]);
+  if (feed.template !== null) rows.push(["template", JSON.stringify(feed.template)]);
+  return rows;
+}
+
 function render(view: SettingsView): string {
   const rows = (pairs: [string, string][], indent: string) => {
     const width = Math.max(...pairs.map(([k]) => k.length));
@@ -33,6 +50,7 @@ function render(view: SettingsView): string {
       ["link text", JSON.stringify(feed.title)],
       ["rhash", feed.rhash === "" ? "none (plain links)" : feed.rhash],
       ["first sighting", limitText(feed.first_time_limit)],
+      ...extras(feed),
     ], "  ")
   );
   const count = `${view.feeds.length} feed${view.feeds.length === 1 ? "" : "s"}`;

@@ -45,6 +45,14 @@ const table = (fields: Record<string, Field>): Table => ({
 
 const TOP = table(TOP_FIELDS);
 const FEED = table(FEED_FIELDS);
+/** The tables of nested mappings (`filter`), made when a config first has one. */
+const NESTED = new WeakMap<Record<string, Field>, Table>();
+
+function nested(fields: Record<string, Field>): Table {
+  let found = NESTED.get(fields);
+  if (found === undefined) NESTED.set(fields, found = table(fields));
+  return found;
+}
 
 /**
  * A mapping's values checked against a field table, or null on any problem: a key that is not
@@ -60,6 +68,12 @@ function fieldsOf(node: unknown, { fields, required }: Table): Record<string, un
     if (!Object.hasOwn(fields, key)) return null;
     const field = fields[key];
     if (field.required) met++;
+    if (field.fields) {
+      const inner = fieldsOf(value, nested(field.fields));
+      if (inner === null) return null;
+      out[key] = inner;
+      continue;
+    }
     if (field.each && Array.isArray(value)) {
       if (value.length === 0 || value.some((item) => field.each!(item) !== null)) return null;
     } else if (field.check || field.each) {

@@ -48,6 +48,12 @@ export interface SettingsView {
     title: string;
     rhash: string;
     first_time_limit: number;
+    /** null: every entry is posted. */
+    filter: { include: string[]; exclude: string[]; fields: string[] } | null;
+    silent: boolean;
+    topic: number | null;
+    /** null: the default (today's message). */
+    template: string | null;
   }[];
 }
 
@@ -76,6 +82,14 @@ export function viewSettings(settings: Settings, now: Date): SettingsView {
         title: feed.linkText,
         rhash: feed.rhash,
         first_time_limit: feed.firstTimeLimit,
+        filter: !feed.filter ? null : {
+          include: feed.filter.include.map((p) => p.source),
+          exclude: feed.filter.exclude.map((p) => p.source),
+          fields: [...feed.filter.fields],
+        },
+        silent: feed.silent ?? false,
+        topic: feed.topic ?? null,
+        template: feed.template?.source ?? null,
       };
     }),
   };

@@ -3,18 +3,25 @@
  * JSON Schema fragment and its documentation. The validator, the JSON Schema and the README
  * reference are all read from here, so a field cannot exist in one and not the others.
  */
+import { FILTER_FIELDS } from "../filter/filter.ts";
+import { DEFAULT_TEMPLATE } from "../messenger/template.ts";
 import { parseProxy } from "../net/proxy.ts";
 import {
   CHANNEL_PATTERN,
   type Check,
   checkChannel,
   checkCron,
+  checkFilterField,
   checkLimit,
   checkName,
   checkPath,
+  checkPattern,
   checkRhash,
+  checkSilent,
+  checkTemplate,
   checkTitle,
   checkToken,
+  checkTopic,
   checkType,
   checkUrl,
   NAME_PATTERN,
@@ -37,6 +44,10 @@ export interface Field {
   check?: Check;
   /** For a value that may also be a list: the check of each element. */
   each?: Check;
+  /** What one element of such a list is, for "must list at least one ...". */
+  itemName?: string;
+  /** For a mapping (`filter`): its own fields, checked like the config's. */
+  fields?: Record<string, Field>;
 }
 
 const CRON_SCHEMA_PATTERN =
@@ -48,6 +59,84 @@ const proxySchema = (allowNone: boolean): JsonSchema =>
     : { type: "string", pattern: PROXY_PATTERN, not: { const: "NONE" } };
 
 const limitSchema: JsonSchema = { type: "integer", minimum: -1 };
+
+/** One value, or a non-empty list of them. */
+const oneOrMore = (item: JsonSchema): JsonSchema => ({
+  anyOf: [item, { type: "array", minItems: 1, items: item }],
+});
+
+const PATTERN_ITEM = "word, phrase or /expression/";
+
+/** The keys of a `filter` (top level or per feed). */
+export const FILTER_TABLE: Record<string, Field> = {
+  include: {
+    required: false,
+    default: "none (every entry)",
+    description: "Words, phrases or `/expressions/flags`: an entry is posted only if one of " +
+      "them matches. Words and phrases match whole words, in any case; an expression is " +
+      "RE2 syntax (no back-references or lookaround), flags `i`, `m`, `s`. " +
+      'Example: `[rust, "web assembly", "/\\bRFC ?\\d+/i"]`.',
+    schema: oneOrMore({ type: "string", minLength: 1 }),
+    each: checkPattern,
+    itemName: PATTERN_ITEM,
+  },
+  exclude: {
+    required: false,
+    default: "none",
+    description: "The same kinds of item: an entry that matches any of them is not posted " +
+      "(it is recorded as seen). Example: `[sponsored, /^ad:/i]`.",
+    schema: oneOrMore({ type: "string", minLength: 1 }),
+    each: checkPattern,
+    itemName: PATTERN_ITEM,
+  },
+  fields: {
+    required: false,
+    default: "`[title, categories]`",
+    description: "What is matched: `title`, `categories` (RSS `<category>`, Atom " +
+      "`<category term>`, each on its own) and `summary`. Example: `[title, summary]`.",
+    schema: oneOrMore({ type: "string", enum: [...FILTER_FIELDS] }),
+    each: checkFilterField,
+    itemName: "field",
+  },
+};
+
+const filterField = (where: "top" | "feed"): Field => ({
+  required: false,
+  default: where === "top" ? "none" : "the top-level `filter`",
+  description: where === "top"
+    ? "Default `filter` of every feed that has none of its own (see the filter table)."
+    : "Which entries are posted (see the filter table below); replaces the top-level one. " +
+      "`filter: {}` posts everything. Filtered entries are recorded as seen and never posted.",
+  schema: { $ref: "#/$defs/filter" },
+  fields: FILTER_TABLE,
+});
+
+const silentField = (where: "top" | "feed"): Field => ({
+  required: false,
+  default: where === "top" ? "false" : "the top-level `silent`",
+  description: where === "top"
+    ? "Default `silent` of every feed."
+    : "`true` posts without a notification (Telegram's `disable_notification`).",
+  schema: { type: "boolean" },
+  check: checkSilent,
+});
+
+const templateField = (where: "top" | "feed"): Field => ({
+  required: false,
+  default: where === "top"
+    ? `\`${DEFAULT_TEMPLATE.replace("\n", "\\n")}\``
+    : "the top-level `template`",
+  description: where === "top"
+    ? "Default `template` of every feed."
+    : "The message's layout: Telegram HTML (`<b>`, `<i>`, `<u>`, `<s>`, `<a href>`, " +
+      "`<code>`, `<pre>`, `<blockquote>`, `<tg-spoiler>`...) with fields `{title}`, `{link}`, " +
+      "`{feed}` (the feed's name), `{link_text}` (its `title`), `{date}`, `{categories}` " +
+      "(as hashtags), `{summary}` (300 characters) or `{summary:N}`. Values are escaped; " +
+      "a line whose fields from the entry are all missing is left out. " +
+      'Example: `"<b>{title}</b> {categories}\\n{summary:200}\\n<a href=\\"{link}\\">{link_text}</a>"`.',
+  schema: { type: "string", minLength: 1 },
+  check: checkTemplate,
+});
 
 export const TOP_FIELDS: Record<string, Field> = {
   messenger_auth_token: {
@@ -118,6 +207,9 @@ export const TOP_FIELDS: Record<string, Field> = {
     schema: limitSchema,
     check: checkLimit,
   },
+  filter: filterField("top"),
+  silent: silentField("top"),
+  template: templateField("top"),
   refs: {
     required: false,
     default: "none",
@@ -156,6 +248,7 @@ export const FEED_FIELDS: Record<string, Field> = {
       ],
     },
     each: checkUrl,
+    itemName: "URL",
   },
   cron: {
     required: true,
@@ -201,4 +294,17 @@ export const FEED_FIELDS: Record<string, Field> = {
     schema: limitSchema,
     check: checkLimit,
   },
+  filter: filterField("feed"),
+  silent: silentField("feed"),
+  topic: {
+    required: false,
+    default: "none (the chat itself)",
+    description: "Forum topic to post in, in a supergroup with topics (Telegram's " +
+      "`message_thread_id`: the number after the chat in a topic's link, " +
+      "`https://t.me/c/<chat>/<topic>`). A topic that does not exist fails the feed, like a " +
+      "missing chat.",
+    schema: { type: "integer", minimum: 1 },
+    check: checkTopic,
+  },
+  template: templateField("feed"),
 };

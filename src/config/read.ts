@@ -4,6 +4,7 @@
  * reader (load.ts) to find and place the problems of the rest. The two readers with a YAML
  * library are loaded only when they are needed, so a run whose config is plain loads neither.
  */
+import { loadRegexEngine } from "../filter/regex.ts";
 import { fileReadProblem } from "../log/file_error.ts";
 import { readBlockYaml } from "./block_yaml.ts";
 import { checkedSettings } from "./checked.ts";
@@ -56,6 +57,9 @@ export async function loadSettings(path: string, cwd = Deno.cwd()): Promise<Sett
   }
   text = text.replace(/^\uFEFF/, "");
   const fromEnvironment = environmentToken((name) => Deno.env.get(name), isFile);
+  // A filter's expressions are checked by compiling them; only a config with one pays for
+  // loading the engine (a key is always written out: YAML has no other way to name it).
+  if (text.includes("filter")) await loadRegexEngine();
   let settings = blockSettings(text, path, cwd);
   if (settings === undefined) settings = (await import("./fast.ts")).fastSettings(text, path, cwd);
   // The quick readers take a config without a token; the full reader says where it is missing.

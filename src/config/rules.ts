@@ -2,7 +2,10 @@
  * The value rules of the config, as pure checks returning why a value is wrong (or null).
  * The JSON Schema in fields.ts states the same rules declaratively; a test keeps them agreeing.
  */
+import { FILTER_FIELDS } from "../filter/filter.ts";
+import { compilePattern } from "../filter/pattern.ts";
 import { redactUrl } from "../log/secret.ts";
+import { templateProblem } from "../messenger/template.ts";
 import { cronProblem } from "./cron.ts";
 
 export type Check = (value: unknown) => string | null;
@@ -146,6 +149,45 @@ export const checkLimit: Check = (value) => {
     }`;
   }
   return value >= -1 ? null : `must be -1 (no limit), 0 or a positive number, got ${value}`;
+};
+
+export const checkSilent: Check = (value) =>
+  typeof value === "boolean"
+    ? null
+    : `must be true or false, got ${describe(value)}${
+      typeof value === "string" ? ` (${quoted(value)})` : ""
+    }`;
+
+export const checkTopic: Check = (value) => {
+  if (typeof value !== "number" || !Number.isInteger(value)) {
+    return `must be a forum topic's id (an integer), got ${describe(value)}${
+      typeof value === "string" ? ` (${quoted(value)})` : ""
+    }`;
+  }
+  return value >= 1 ? null : `must be a forum topic's id (1 or more), got ${value}`;
+};
+
+/** A filter item: a word, a phrase, or `/expression/flags` that RE2 can run. */
+export const checkPattern: Check = (value) => {
+  const typeProblem = isString(value);
+  if (typeProblem) return typeProblem;
+  const compiled = compilePattern(value as string);
+  return typeof compiled === "string" ? compiled : null;
+};
+
+export const checkFilterField: Check = (value) => {
+  const typeProblem = isString(value);
+  if (typeProblem) return typeProblem;
+  return (FILTER_FIELDS as readonly unknown[]).includes(value)
+    ? null
+    : `must be one of ${FILTER_FIELDS.join(", ")}, got ${quoted(value)}`;
+};
+
+export const checkTemplate: Check = (value) => {
+  const typeProblem = isString(value);
+  if (typeProblem) return typeProblem;
+  const problem = templateProblem(value as string);
+  return problem === null ? null : `invalid template: ${problem}`;
 };
 
 /** Builds the proxy check around the proxy parser of src/net, so both accept the same forms. */

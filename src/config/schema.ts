@@ -1,5 +1,5 @@
 /** The config's JSON Schema (draft 2020-12), generated from the field tables. */
-import { FEED_FIELDS, type Field, type JsonSchema, TOP_FIELDS } from "./fields.ts";
+import { FEED_FIELDS, type Field, FILTER_TABLE, type JsonSchema, TOP_FIELDS } from "./fields.ts";
 
 export const SCHEMA_ID = "https://courier.invalid/schema/config.json";
 
@@ -19,7 +19,8 @@ function objectSchema(fields: Record<string, Field>): JsonSchema {
 /**
  * The schema, for editors (`# yaml-language-server: $schema=...`) and other validators. It
  * states every key, type and pattern; what a schema cannot say (unique feed names, a cron
- * expression croner accepts) only `courier validate` checks.
+ * expression croner accepts, a filter expression RE2 can run, a template's markup) only
+ * `courier validate` checks.
  */
 export function configSchema(): JsonSchema {
   return {
@@ -33,6 +34,6 @@ export function configSchema(): JsonSchema {
       properties: { messenger_auth_token: {}, messenger_auth_token_file: {} },
       required: ["messenger_auth_token", "messenger_auth_token_file"],
     },
-    $defs: { feed: objectSchema(FEED_FIELDS) },
+    $defs: { feed: objectSchema(FEED_FIELDS), filter: objectSchema(FILTER_TABLE) },
   };
 }

@@ -1,4 +1,6 @@
+import type { EntryFilter } from "../filter/filter.ts";
 import type { Secret } from "../log/secret.ts";
+import type { Template } from "../messenger/template.ts";
 
 /** The feed formats a config may name; a hint for the parser, which detects the real one. */
 export type FeedType = "rss" | "atom";
@@ -24,6 +26,16 @@ export interface FeedSettings {
   linkText: string;
   /** Entries sent at the first sighting: the newest N; -1 means no limit. */
   firstTimeLimit: number;
+  // The optional settings below are always set by effective.ts; absent (as in settings built
+  // by hand) reads as null or false.
+  /** Which entries are posted (its own `filter`, else the top level's); null: every one. */
+  filter?: EntryFilter | null;
+  /** Posted without a notification (`disable_notification`). */
+  silent?: boolean;
+  /** The forum topic posted in (`message_thread_id`); null: the chat itself. */
+  topic?: number | null;
+  /** The message layout (its own `template`, else the top level's); null: the default. */
+  template?: Template | null;
 }
 
 /** The whole config with every value in effect. */

@@ -36,6 +36,17 @@ export interface RawFeed {
   proxy?: string;
   title?: string;
   first_time_limit?: number;
+  filter?: RawFilter;
+  silent?: boolean;
+  topic?: number;
+  template?: string;
+}
+
+/** A `filter` mapping; a single item may stand for a list of one. */
+export interface RawFilter {
+  include?: string | string[];
+  exclude?: string | string[];
+  fields?: string | string[];
 }
 
 /** The document's values after validation, keys exactly as in the spec. */
@@ -50,6 +61,9 @@ export interface RawConfig {
   last_loaded_path?: string;
   db_dir?: string;
   first_time_limit?: number;
+  filter?: RawFilter;
+  silent?: boolean;
+  template?: string;
 }
 
 interface MapEntry {
@@ -142,13 +156,24 @@ class Walker {
         this.report(keyNode, keyPath, `unknown key${hint ? ` (did you mean "${hint}"?)` : ""}`);
         continue;
       }
+      const resolved = this.resolve(value);
+      if (field.fields) {
+        if (isMap(resolved)) out[key] = this.object(resolved, keyPath, field.fields, () => {});
+        else {this.report(
+            value ?? keyNode,
+            keyPath,
+            `must be a mapping of keys (${Object.keys(field.fields).join(", ")})`,
+          );}
+        continue;
+      }
       if (!field.check && !field.each) {
         out[key] = special(key, value, keyPath);
         continue;
       }
-      const resolved = this.resolve(value);
       if (field.each && isSeq(resolved)) {
-        if (resolved.items.length === 0) this.report(value, keyPath, "must list at least one URL");
+        if (resolved.items.length === 0) {
+          this.report(value, keyPath, `must list at least one ${field.itemName ?? "item"}`);
+        }
         const items = resolved.items.map((item, i) => {
           const plain = this.plain(item as Node);
           this.check(field.each!, plain, item as Node, `${keyPath}[${i}]`);

@@ -1,7 +1,7 @@
 import type { Entry } from "./entry.ts";
 import { parseDate } from "./dates.ts";
 import { collapse, htmlToText } from "./text.ts";
-import { finishEntry, nonEmpty, resolveUrl, textOf, wantsSummary } from "./values.ts";
+import { addCategory, finishEntry, nonEmpty, resolveUrl, textOf, wantsSummary } from "./values.ts";
 import { child, deepText, withoutPrefix, type XmlElement } from "./xml.ts";
 
 /** Plain text of an Atom text construct, honouring `type` (and Atom 0.3's `mode`). */
@@ -64,6 +64,7 @@ export function atomEntry(entry: XmlElement, ns: string, withSummary = true): En
   let summary: XmlElement | undefined;
   let content: XmlElement | undefined;
   let media: XmlElement | undefined;
+  let categories: string[] | undefined;
   // Indexed: a for-of loop allocates an iterator result per child until the JIT optimises it,
   // and a large feed's first thousands of entries run before it does.
   const children = entry.children;
@@ -106,6 +107,11 @@ export function atomEntry(entry: XmlElement, ns: string, withSummary = true): En
       case "media:description":
         media ??= c;
         break;
+      case "category":
+        // Atom 1.0 names it in `term`; `label` is only its display form. Atom 0.3 feeds and
+        // RSS habits leave the name as the element's text.
+        categories = addCategory(categories, c.attrs.term ?? textOf(c));
+        break;
     }
   }
   const titleText = title ? atomText(title) : "";
@@ -124,6 +130,7 @@ export function atomEntry(entry: XmlElement, ns: string, withSummary = true): En
     publishedDate ?? parseDate(issued),
     updatedDate,
     wantsSummary(id, link, withSummary) ? entrySummary(summary ?? content, media) : "",
+    categories,
   );
 }
 

@@ -15,4 +15,9 @@ export interface Entry {
   updated: Date | null;
   /** Plain-text summary or content, possibly empty. */
   summary: string;
+  /**
+   * The entry's categories or tags as plain text (RSS `<category>`, Atom `<category term>`), in
+   * document order; absent when it has none.
+   */
+  categories?: string[];
 }

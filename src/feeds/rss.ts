@@ -2,7 +2,7 @@ import type { Entry } from "./entry.ts";
 import { parseDate } from "./dates.ts";
 import { pickAtomLink } from "./atom.ts";
 import { collapse, htmlToText, maybeHtmlToText } from "./text.ts";
-import { finishEntry, nonEmpty, resolveUrl, textOf, wantsSummary } from "./values.ts";
+import { addCategory, finishEntry, nonEmpty, resolveUrl, textOf, wantsSummary } from "./values.ts";
 import { child, withoutPrefix, type XmlElement } from "./xml.ts";
 
 /**
@@ -21,6 +21,7 @@ export function rssEntry(item: XmlElement, ns: string, withSummary = true): Entr
   let updatedText: string | undefined;
   let atomLinks: XmlElement[] | undefined;
   let enclosure: string | null = null;
+  let categories: string[] | undefined;
   // Indexed: a for-of loop allocates an iterator result per child until the JIT optimises it,
   // and a large feed's first thousands of entries run before it does.
   const children = item.children;
@@ -69,6 +70,10 @@ export function rssEntry(item: XmlElement, ns: string, withSummary = true): Entr
       case "atom:link":
         (atomLinks ??= []).push(c);
         break;
+      case "category":
+      case "dc:subject":
+        categories = addCategory(categories, textOf(c));
+        break;
       case "enclosure":
         if (enclosure === null && c.attrs.url) enclosure = resolveUrl(c.attrs.url, c.base);
         break;
@@ -85,7 +90,15 @@ export function rssEntry(item: XmlElement, ns: string, withSummary = true): Entr
   const published = parseDate(pubDate) ?? parseDate(dcDate);
   const source = description ?? content ?? extraSummary;
   const summary = source && wantsSummary(id, link, withSummary) ? htmlToText(textOf(source)) : "";
-  return finishEntry(id, link, titleText, published, parseDate(updatedText), summary);
+  return finishEntry(
+    id,
+    link,
+    titleText,
+    published,
+    parseDate(updatedText),
+    summary,
+    categories,
+  );
 }
 
 /** The title and web page of an RSS channel. */

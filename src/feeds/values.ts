@@ -1,5 +1,6 @@
 import type { Entry } from "./entry.ts";
 import { contentId } from "./identity.ts";
+import { collapse } from "./text.ts";
 import { deepText, type XmlElement } from "./xml.ts";
 
 /** The text of an element, its descendants' text included. */
@@ -49,8 +50,9 @@ export function finishEntry(
   published: Date | null,
   updated: Date | null,
   summary: string,
+  categories?: string[],
 ): Entry {
-  return {
+  const entry: Entry = {
     id: id ?? link ?? contentId(title, summary),
     link,
     title,
@@ -58,4 +60,15 @@ export function finishEntry(
     updated,
     summary,
   };
+  if (categories !== undefined) entry.categories = categories;
+  return entry;
+}
+
+/** Adds a category's text to `list` (made on the first one); empty ones are left out. */
+export function addCategory(list: string[] | undefined, raw: string): string[] | undefined {
+  const text = collapse(raw);
+  if (text === "") return list;
+  if (list === undefined) return [text];
+  list.push(text);
+  return list;
 }

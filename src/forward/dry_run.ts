@@ -10,9 +10,14 @@ export class PrintingOutbox implements Outbox {
 
   send(chat: string, message: Message): Promise<Sent> {
     this.#count++;
+    const topic = message.topic === undefined ? "" : ` topic ${message.topic}`;
+    const notes = [
+      ...(message.silent ? ["silent"] : []),
+      ...(message.previews ? [] : ["no preview"]),
+    ];
     this.write(
-      `--- message ${this.#count} to ${chat}${
-        message.previews ? "" : " (no preview)"
+      `--- message ${this.#count} to ${chat}${topic}${
+        notes.length > 0 ? ` (${notes.join(", ")})` : ""
       }\n${message.html}\n`,
     );
     return Promise.resolve({ messageId: 0, chat });
@@ -45,6 +50,11 @@ export function readOnlyState(base: ForwardState | null): ForwardState {
     recordFirstSighting: (feed, skipped) => {
       const ids = remember(feed);
       for (const entry of skipped) ids.add(entry.id);
+      return Promise.resolve();
+    },
+    recordFiltered: (feed, filtered) => {
+      const ids = remember(feed);
+      for (const entry of filtered) ids.add(entry.id);
       return Promise.resolve();
     },
     markSent: (feed, entry) => {

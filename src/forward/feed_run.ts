@@ -5,7 +5,9 @@ import type { Entry } from "../feeds/entry.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Outbox } from "../messenger/bot_api.ts";
 import { MessageRefusedError, MessengerFatalError } from "../messenger/errors.ts";
-import { formatMessage, type Message, plainMessage } from "../messenger/format.ts";
+import { partition } from "../filter/filter.ts";
+import { type Message, plainMessage } from "../messenger/format.ts";
+import { deliveryOf, messageFor } from "./messages.ts";
 import type { RunCounts, RunRecord } from "../store/db.ts";
 import { firstSighting } from "./first_sighting.ts";
 import type { FeedReader, Validators } from "./reader.ts";
@@ -17,6 +19,8 @@ export interface ForwardState {
   lookup(feed: string, ids: readonly string[]): Promise<{ known: boolean; seen: Set<string> }>;
   validators(feed: string): Promise<ReadonlyMap<string, Validators>>;
   recordFirstSighting(feed: string, skipped: readonly Entry[], at: Date): Promise<void>;
+  /** Records entries the feed's filter dropped: seen, never to be posted. */
+  recordFiltered(feed: string, filtered: readonly Entry[], at: Date): Promise<void>;
   markSent(feed: string, entry: Entry, chat: string, messageId: number, at: Date): Promise<void>;
   /** Records an entry the messenger refused for its content, in every form: never sent. */
   markRefused(feed: string, entry: Entry, chat: string, at: Date): Promise<void>;
@@ -46,6 +50,8 @@ export interface FeedResult extends RunCounts {
   channel: string;
   /** Entries the messenger refused for their content, even as plain text: recorded, not sent. */
   refused: number;
+  /** New entries the feed's filter dropped: recorded as seen, never sent. */
+  filtered: number;
   /** Where a failed run stopped: reading the feed, sending, or recording the run. */
   step?: "fetch" | "send" | "record";
 }
@@ -118,6 +124,7 @@ export async function runFeed(
     failed: 0,
     skipped: 0,
     refused: 0,
+    filtered: 0,
     error: null,
   };
   let validators: Map<string, Validators> | undefined;
@@ -131,6 +138,7 @@ export async function runFeed(
       seen = planned.seen;
       result.fetched = planned.fetched;
       result.skipped = planned.skipped;
+      result.filtered = planned.filtered;
       result.new = toSend.length;
     } catch (error) {
       result.error = ctx.signal.aborted ? stopped(ctx.signal) : messageOf(error);
@@ -185,6 +193,7 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
     return {
       send: [],
       skipped: 0,
+      filtered: 0,
       fetched: 0,
       validators: changedOrNot(validators, read),
       seen: undefined,
@@ -192,7 +201,22 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
   }
   const ids = read.entries.map((e) => e.id);
   const { known, seen } = await ctx.state.lookup(feed.name, ids);
-  const unseen = read.entries.filter((e) => !seen.has(e.id));
+  let unseen = read.entries.filter((e) => !seen.has(e.id));
+  let filtered: Entry[] = [];
+  if (feed.filter && unseen.length > 0) {
+    // Before the first-sighting limit: its newest N are the newest N the feed would post.
+    const { kept, dropped } = partition(feed.filter, unseen);
+    unseen = kept;
+    filtered = dropped.map((d) => d.entry);
+    for (const { entry, reason } of dropped) {
+      ctx.logger.debug("entry filtered out", {
+        feed: feed.name,
+        entry: entry.id,
+        title: entry.title,
+        reason,
+      });
+    }
+  }
   let send = unseen;
   let skipped = 0;
   if (!known) {
@@ -219,9 +243,13 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
       });
     }
   }
+  // Recorded before anything is sent, as the first sighting is: whatever happens to this run,
+  // these are never posted, and a later filter applies only to later entries.
+  if (filtered.length > 0) await ctx.state.recordFiltered(feed.name, filtered, ctx.now());
   return {
     send,
     skipped,
+    filtered: filtered.length,
     fetched: read.entries.length,
     validators: changedOrNot(validators, read),
     // Parsed: retention learns which entries the feed still holds (src/store/retention.ts).
@@ -261,9 +289,10 @@ async function deliver(
   ctx: FeedRunContext,
 ) {
   let chat = ctx.chatFor(feed.channel);
+  const delivery = deliveryOf(feed);
   for (const entry of entries) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
-    const message = formatMessage(entry, { linkText: feed.linkText, rhash: feed.rhash });
+    const message = messageFor(feed, entry);
     const send = (m: Message) =>
       ctx.outbox.send(chat, m, ctx.signal, { maxWaitMs: ctx.maxMessengerWaitMs });
     let sent;
@@ -277,7 +306,7 @@ async function deliver(
         error: error.description,
       });
       try {
-        sent = await send(plainMessage(entry));
+        sent = await send({ ...plainMessage(entry), ...delivery });
       } catch (again) {
         if (!(again instanceof MessageRefusedError)) throw again;
         // Refused in every form: waiting will not change that, and retrying it first on every

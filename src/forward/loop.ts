@@ -290,6 +290,7 @@ export class Loop {
       metrics.recordRun(name, outcome, seconds);
       if (result.sent > 0) metrics.recordSent(name, result.sent);
       if (result.refused > 0) metrics.recordRefused(name, result.refused);
+      if (result.filtered > 0) metrics.recordFiltered(name, result.filtered);
     }
     if (result.error === null) {
       const at = new Date(this.#clock.now());

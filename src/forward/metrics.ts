@@ -56,6 +56,8 @@ interface FeedSeries {
   runs: Record<RunOutcome, number>;
   sent: number;
   refused: number;
+  /** Entries the feed's filter dropped. */
+  filtered: number;
   overlapSkips: number;
   /** Seconds since the epoch; null until known. */
   lastSuccess: number | null;
@@ -162,6 +164,7 @@ export class ForwardMetrics {
         runs: { ok: 0, failed: 0, aborted: 0 },
         sent: 0,
         refused: 0,
+        filtered: 0,
         overlapSkips: 0,
         lastSuccess: null,
         nextRun: null,
@@ -192,6 +195,11 @@ export class ForwardMetrics {
   recordSent(feed: string, n: number): void {
     if (!Number.isInteger(n) || n < 0) throw new RangeError("metrics: sent count must be >= 0");
     this.#feed(feed).sent += n;
+  }
+
+  recordFiltered(feed: string, n: number): void {
+    if (!Number.isInteger(n) || n < 0) throw new RangeError("metrics: filtered count must be >= 0");
+    this.#feed(feed).filtered += n;
   }
 
   /** Entries the messenger refused in every form: recorded, never posted. */
@@ -268,6 +276,15 @@ export class ForwardMetrics {
       "Entries the messenger refused in every form: recorded, never posted.",
     );
     for (const [, s, feed] of feeds) sample("courier_feed_entries_refused_total", feed, s.refused);
+
+    family(
+      "courier_feed_entries_filtered_total",
+      "counter",
+      "Entries the feed's filter dropped (recorded as seen, never posted).",
+    );
+    for (const [, s, feed] of feeds) {
+      sample("courier_feed_entries_filtered_total", feed, s.filtered);
+    }
 
     // 0 for a feed that never succeeded: `time() - x > age` fires for it as for a stale one.
     family(

@@ -21,6 +21,8 @@
  *                          posted (as far as kept)
  *   refused_latest [{ id: string, title: string, link: string | null, refused_at: string }]
  *                          the latest of them, newest first (at most 5)
+ *   filtered_total number  entries its filter dropped: recorded as seen, never posted (as far
+ *                          as kept)
  *
  * Ages are whole seconds, never negative (a time after `now`, from a clock stepped back,
  * counts as 0).
@@ -47,6 +49,8 @@ export interface FeedStatus {
   refusedTotal?: number;
   /** The latest of them, newest first; default none. */
   refused?: readonly RefusedView[];
+  /** Entries the feed's filter dropped (never posted); default 0. */
+  filteredTotal?: number;
 }
 
 export interface RefusedView {
@@ -184,6 +188,12 @@ export function renderStatusTable(feeds: readonly FeedStatus[], options: TableOp
       out.push(paint(text, "red"));
     }
     out.push(...refusedLines(feed, options).map((text) => paint(text, "yellow")));
+    const filtered = feed.filteredTotal ?? 0;
+    if (filtered > 0) {
+      out.push(
+        `  filtered: ${filtered} ${filtered === 1 ? "entry" : "entries"} dropped by its filter`,
+      );
+    }
   });
   return out.join("\n") + "\n";
 }
@@ -235,6 +245,7 @@ export function renderStatusJson(feeds: readonly FeedStatus[], now: Date): strin
       link: e.link,
       refused_at: e.at.toISOString(),
     })),
+    filtered_total: f.filteredTotal ?? 0,
   }));
   return JSON.stringify(doc, null, 2) + "\n";
 }

@@ -203,6 +203,11 @@ export class BotApi implements Outbox {
       ? { chat_id: chat, text: message.html }
       : { chat_id: chat, text: message.html, parse_mode: "HTML" };
     if (!message.previews) body.link_preview_options = { is_disabled: true };
+    else if (message.previewUrl !== undefined) {
+      body.link_preview_options = { url: message.previewUrl };
+    }
+    if (message.silent) body.disable_notification = true;
+    if (message.topic !== undefined) body.message_thread_id = message.topic;
     // A request under way is not cut by `signal` (a stop): the messenger may already have
     // posted it, and only its answer lets the run mark it sent. Its own timeout bounds it;
     // the waits before it and between retries do end at once.
@@ -272,7 +277,7 @@ export class BotApi implements Outbox {
     if (isMessageRefusal(status, description)) {
       throw new MessageRefusedError(`chat ${chat}: ${status} ${description}`, chat, description);
     }
-    throw new ChatError(`chat ${chat}: ${status} ${description}`, chat, status);
+    throw new ChatError(chatProblem(chat, message, status, description), chat, status);
   }
 
   /**
@@ -343,6 +348,18 @@ export class BotApi implements Outbox {
     }
     return scrub(parts.join(": "), this.#secrets).split("\n")[0];
   }
+}
+
+/**
+ * A chat-level refusal as one line; for a message into a forum topic it names the topic, and
+ * when the topic is what is missing it says where to look.
+ */
+function chatProblem(chat: string, message: Message, status: number, description: string) {
+  if (message.topic === undefined) return `chat ${chat}: ${status} ${description}`;
+  const hint = /thread not found|TOPIC_(?:DELETED|CLOSED|ID_INVALID)/i.test(description)
+    ? `; the chat has no open forum topic ${message.topic}: check the feed's topic`
+    : "";
+  return `chat ${chat} topic ${message.topic}: ${status} ${description}${hint}`;
 }
 
 /** The Bot API's answer, or null for anything else (an HTML error page, a non-JSON body). */

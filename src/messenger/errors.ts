@@ -85,7 +85,7 @@ const MESSAGE_LEVEL = new RegExp(
 );
 
 const CHAT_LEVEL =
-  /chat not found|not enough rights|bot was kicked|bot is not a member|CHAT_WRITE_FORBIDDEN|CHAT_ADMIN_REQUIRED|need administrator rights|have no rights|PEER_ID_INVALID|chat_id is empty|group chat was deactivated|bot was blocked/i;
+  /chat not found|thread not found|TOPIC_|not enough rights|bot was kicked|bot is not a member|CHAT_WRITE_FORBIDDEN|CHAT_ADMIN_REQUIRED|need administrator rights|have no rights|PEER_ID_INVALID|chat_id is empty|group chat was deactivated|bot was blocked/i;
 
 /** Whether a 400's description is about the message, not the chat. */
 export function isMessageRefusal(status: number, description: string): boolean {

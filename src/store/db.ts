@@ -295,6 +295,14 @@ export class Store {
     );
   }
 
+  /** Records entries the feed's filter dropped: seen, never posted. */
+  recordFiltered(feed: string, filtered: readonly Entry[], at: Date): Promise<void> {
+    return this.#step(
+      "record filtered entries",
+      () => this.#entries.recordFiltered(feed, filtered, at),
+    );
+  }
+
   /** Marks an entry sent, after the messenger accepted it as `messageId` in `chatId`. */
   markSent(feed: string, entry: Entry, chatId: string, messageId: number, at: Date) {
     return this.#step(

@@ -128,6 +128,21 @@ export class EntriesTable {
     if (this.#known) (await this.#known).add(feed);
   }
 
+  /**
+   * Records entries the feed's filter dropped: seen, never to be posted (a later change of the
+   * filter applies to later entries only). One statement however many there are.
+   */
+  async recordFiltered(feed: string, filtered: readonly Entry[], at: Date): Promise<void> {
+    const rows = JSON.stringify(filtered.map((e) => [e.id, e.link, e.title, dateOf(e)]));
+    await this.client.execute({
+      sql: `INSERT OR IGNORE INTO entries (feed, entry_id, link, title, published_at, status,
+              seen_at, last_seen_at)
+            SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3, 'filtered', ?2, ?2
+            FROM json_each(?3)`,
+      args: [feed, iso(at), rows],
+    });
+  }
+
   /** Marks an entry sent, after the messenger accepted it as `messageId` in `chatId`. */
   async markSent(
     feed: string,

@@ -103,6 +103,31 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     `ALTER TABLE entries_v5 RENAME TO entries`,
     `CREATE INDEX entries_by_last_seen ON entries (feed, last_seen_at)`,
   ],
+  // 6: an entry a feed's filter dropped is recorded as 'filtered': seen, never posted, and
+  // counted by `status`. The table is rebuilt for the CHECK, as in 5.
+  [
+    `CREATE TABLE entries_v6 (
+      feed TEXT NOT NULL,
+      entry_id TEXT NOT NULL,
+      link TEXT,
+      title TEXT NOT NULL,
+      published_at TEXT,
+      status TEXT NOT NULL CHECK (status IN ('sent', 'skipped', 'refused', 'filtered')),
+      seen_at TEXT NOT NULL,
+      sent_at TEXT,
+      chat_id TEXT,
+      message_id INTEGER,
+      last_seen_at TEXT,
+      PRIMARY KEY (feed, entry_id)
+    ) STRICT`,
+    `INSERT INTO entries_v6 (feed, entry_id, link, title, published_at, status, seen_at, sent_at,
+       chat_id, message_id, last_seen_at)
+     SELECT feed, entry_id, link, title, published_at, status, seen_at, sent_at, chat_id,
+       message_id, last_seen_at FROM entries`,
+    `DROP TABLE entries`,
+    `ALTER TABLE entries_v6 RENAME TO entries`,
+    `CREATE INDEX entries_by_last_seen ON entries (feed, last_seen_at)`,
+  ],
 ];
 
 /** The schema version this build writes and understands. */

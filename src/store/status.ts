@@ -47,6 +47,8 @@ export interface FeedRecord {
   refusedTotal: number;
   /** The latest of them, newest first, at most REFUSED_SHOWN. */
   refused: RefusedEntry[];
+  /** Entries with status 'filtered' (schema 6): dropped by the feed's filter. */
+  filteredTotal: number;
 }
 
 /** How many of a feed's refused entries status lists (the count says how many in all). */
@@ -58,6 +60,7 @@ const NEVER: FeedRecord = {
   sentSince: 0,
   refusedTotal: 0,
   refused: [],
+  filteredTotal: 0,
 };
 
 /** An SQLite URI for reading `path` only; `%`, `?` and `#` in the path are escaped. */
@@ -153,13 +156,15 @@ function readAll(
     ).raw()
     : null;
   // sent_at is ISO 8601 UTC with milliseconds throughout: text order is time order. One pass
-  // over the feed's rows counts both kinds (a database before schema 5 has no 'refused').
+  // over the feed's rows counts every kind (a database before schema 5 has no 'refused', one
+  // before 6 no 'filtered').
   const sent = readsEntries
     ? db.prepare(
       `SELECT count(CASE WHEN status = 'sent' THEN 1 END),
          count(CASE WHEN status = 'sent' AND sent_at >= ?1 THEN 1 END),
-         count(CASE WHEN status = 'refused' THEN 1 END)
-       FROM entries WHERE feed = ?2 AND status IN ('sent', 'refused')`,
+         count(CASE WHEN status = 'refused' THEN 1 END),
+         count(CASE WHEN status = 'filtered' THEN 1 END)
+       FROM entries WHERE feed = ?2 AND status IN ('sent', 'refused', 'filtered')`,
     ).raw()
     : null;
   const refusedRows = readsEntries && entries.has("seen_at")
@@ -198,6 +203,7 @@ function readAll(
       sentSince: Number(counts?.[1] ?? 0),
       refusedTotal,
       refused,
+      filteredTotal: Number(counts?.[3] ?? 0),
     });
   }
   return records;

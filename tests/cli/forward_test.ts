@@ -9,6 +9,7 @@ import Database from "libsql";
 import { stringify } from "yaml";
 import { acquireLock } from "../../src/store/lock.ts";
 import { runCli } from "../support/cli.ts";
+import { writeTestConfig } from "../support/cli_env.ts";
 import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
 import { deferred } from "../support/forward_stubs.ts";
 import { requireTool } from "../support/tools.ts";
@@ -113,12 +114,7 @@ async function withEnv(fn: (env: Env) => Promise<void>) {
     config,
     feeds,
     bot,
-    async writeConfig(doc) {
-      await Deno.writeTextFile(
-        config,
-        stringify({ messenger_auth_token: TOKEN, data_dir: `${dir}/data`, ...doc }),
-      );
-    },
+    writeConfig: (doc) => writeTestConfig(config, dir, doc),
     forward(...args) {
       return env.forwardWith({}, ...args);
     },
@@ -427,4 +423,41 @@ Deno.test("forward: tells systemd READY=1, pings the watchdog, says STOPPING=1 (
       systemd.close();
       await Deno.remove(socketDir, { recursive: true });
     }
+  }));
+
+Deno.test("forward: /metrics counts what a feed's filter drops; after a SIGHUP its new filter applies to new entries only", () =>
+  withEnv(async (env) => {
+    env.feeds.set("/news.xml", [
+      { id: "n1", title: "Rust news" },
+      { id: "n2", title: "Cooking", minute: 1 },
+      { id: "n3", title: "More rust", minute: 2 },
+    ]);
+    await env.writeConfig({
+      feeds: [feed("news", env.feeds.url("/news.xml"), { filter: { include: ["rust"] } })],
+    });
+    const port = closedPort();
+    const courier = env.forward("--metrics", `127.0.0.1:${port}`);
+    await courier.until("the catch-up posts", () => env.bot.messages().length === 2);
+    await courier.line(/msg="feed sent" feed=news sent=2/);
+    assert.deepEqual(bolds(env.bot), ["Rust news", "More rust"]);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    assert.match(metrics, /^# TYPE courier_feed_entries_filtered_total counter$/m);
+    assert.match(metrics, /^courier_feed_entries_filtered_total\{feed="news"\} 1$/m);
+
+    // The filter now keeps everything; a new entry arrives. Only it is posted, not "Cooking".
+    env.feeds.set("/news.xml", [
+      { id: "n1", title: "Rust news" },
+      { id: "n2", title: "Cooking", minute: 1 },
+      { id: "n3", title: "More rust", minute: 2 },
+      { id: "n4", title: "Baking", minute: 3 },
+    ]);
+    await env.writeConfig({
+      feeds: [feed("news", env.feeds.url("/news.xml"), { cron: "* * * * *", filter: {} })],
+    });
+    courier.kill("SIGHUP");
+    assert.match(await courier.line(/ msg=reloaded /), /changed=news/);
+    await courier.until("the new entry posts", () => env.bot.messages().length === 3, 90);
+    assert.deepEqual(bolds(env.bot), ["Rust news", "More rust", "Baking"]);
+    courier.kill("SIGTERM");
+    assert.equal(await courier.exit(), 0, courier.stderr);
   }));

@@ -156,6 +156,7 @@ Deno.test("cli: validate --json prints the effective settings without secrets", 
     10,
     3,
     -1,
+    10,
   ]);
   // One time style with `status --json`: ISO 8601 in UTC.
   assertMatch(view.feeds[0].next_run, /^\d{4}-\d\d-\d\dT\d\d:\d\d:00\.000Z$/);
@@ -189,6 +190,9 @@ Deno.test("cli: validate --json spells every key as the config file does", async
   // `config` (the file read) and `next_run` are derived, not settings.
   const extra = (keys: string[], known: string[], derived: string[]) =>
     keys.filter((k) => !known.includes(k) && !derived.includes(k));
+  // Keys beyond the spec: per feed (issue 29), and top-level (issue 26; issue 29's defaults
+  // show in each feed's).
+  const feedKeys = [...feed, "filter", "silent", "topic", "template"];
   assertEquals(
     extra(Object.keys(view), top, [
       "config",
@@ -197,11 +201,13 @@ Deno.test("cli: validate --json spells every key as the config file does", async
     ]),
     [],
   );
-  for (const f of view.feeds) assertEquals(extra(Object.keys(f), feed, ["next_run"]), []);
+  for (const f of view.feeds) assertEquals(extra(Object.keys(f), feedKeys, ["next_run"]), []);
+  assertEquals(view.feeds[0].filter.exclude, ["sponsored", "/^(ad|advert(isement)?):/i"]);
+  assertEquals(view.feeds[3].topic, 42);
   assertEquals(view.feeds[0].title, "Link");
   // Every key of the file is shown, but `refs` (anchors only) and `feeds` by its items.
   assertEquals(top.filter((k) => !(k in view)), ["refs"]);
-  assertEquals(feed.filter((k) => !(k in view.feeds[1])), []);
+  assertEquals(feedKeys.filter((k) => !(k in view.feeds[3])), []);
   assert(Array.isArray(view.feeds[0].url));
 });
 

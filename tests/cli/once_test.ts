@@ -1,21 +1,15 @@
 import assert from "node:assert/strict";
-import { parse, stringify } from "yaml";
-import { runCli } from "../support/cli.ts";
-import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
-import { type FeedServer, postItems, startFeedServer } from "../support/once_feeds.ts";
+import { parse } from "yaml";
+import { type CliResult, runCli } from "../support/cli.ts";
+import { type CliEnv, withCliEnv } from "../support/cli_env.ts";
+import type { FakeBotApi, FakeBotApiOptions } from "../support/fake_bot_api.ts";
+import { postItems } from "../support/once_feeds.ts";
 import { Store } from "../../src/store/db.ts";
 import { acquireLock } from "../../src/store/lock.ts";
 
-const TOKEN = "123456:TEST-token_abc";
-
-interface Env {
-  dir: string;
-  config: string;
-  feeds: FeedServer;
-  bot: FakeBotApi;
+interface Env extends CliEnv {
   /** Runs `courier once -c <config>` against the fake. */
-  once(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
-  writeConfig(doc: Record<string, unknown>): Promise<void>;
+  once(...args: string[]): Promise<CliResult>;
   lastSuccess(): Promise<Record<string, string>>;
 }
 
@@ -23,46 +17,20 @@ function feed(name: string, url: string | string[], extra: Record<string, unknow
   return { name, channel: "@news_chan", url, cron: "*/5 * * * *", type: "rss", ...extra };
 }
 
-async function withEnv(fn: (env: Env) => Promise<void>, botOptions = {}) {
-  const dir = await Deno.makeTempDir();
-  const feeds = startFeedServer();
-  const bot = await startFakeBotApi({ token: TOKEN, limits: null, ...botOptions });
-  const config = `${dir}/config.yml`;
-  const env: Env = {
-    dir,
-    config,
-    feeds,
-    bot,
-    async once(...args) {
-      const r = await runCli(["once", "-c", config, "--messenger-api", bot.url, ...args], {
-        cwd: dir,
-      });
-      for (const text of [r.stdout, r.stderr]) {
-        assert.ok(!text.includes(TOKEN) && !text.includes("TEST-token"), `token leaked:\n${text}`);
-      }
-      return r;
-    },
-    async writeConfig(doc) {
-      await Deno.writeTextFile(
-        config,
-        stringify({ messenger_auth_token: TOKEN, data_dir: `${dir}/data`, ...doc }),
-      );
-    },
-    async lastSuccess() {
-      try {
-        return parse(await Deno.readTextFile(`${dir}/data/last_success.yml`)) ?? {};
-      } catch (error) {
-        if (error instanceof Deno.errors.NotFound) return {};
-        throw error;
-      }
-    },
-  };
-  try {
-    await fn(env);
-  } finally {
-    await feeds.close();
-    await bot.close();
-  }
+function withEnv(fn: (env: Env) => Promise<void>, botOptions: FakeBotApiOptions = {}) {
+  return withCliEnv((env) =>
+    fn({
+      ...env,
+      once: (...args) => env.run("once", ...args),
+      async lastSuccess() {
+        try {
+          return parse(await Deno.readTextFile(`${env.dir}/data/last_success.yml`)) ?? {};
+        } catch (error) {
+          if (error instanceof Deno.errors.NotFound) return {};
+          throw error;
+        }
+      },
+    }), botOptions);
 }
 
 const bolds = (bot: FakeBotApi, chat?: string) => bot.messages(chat).map((m) => m.bold[0]);

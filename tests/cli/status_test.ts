@@ -133,6 +133,7 @@ Deno.test("status --json: every feed in config order, from the state a real once
       sent_24h: 0,
       refused_total: 0,
       refused_latest: [],
+      filtered_total: 0,
     });
     // 09:00 in $TZ (Asia/Tokyo), not in UTC.
     assert.match(later.next_run!, /T00:00:00\.000Z$/);

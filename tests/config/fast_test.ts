@@ -7,13 +7,20 @@ import { fastSettings } from "../../src/config/fast.ts";
 import { ConfigError, documentSettings } from "../../src/config/load.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 import { CORE_SCALARS, corpusCases } from "./corpus.ts";
+import { loadRegexEngine } from "../../src/filter/regex.ts";
+
+// The example has filter expressions; loadSettings loads their engine, these readers do not.
+await loadRegexEngine();
 
 const CWD = "/srv/app";
 const tokenOf = (s: { token: { reveal(): string } }) => s.token.reveal();
 
-/** The settings as plain data (the token revealed), for comparing the two readers. */
+/**
+ * The settings as plain data (the token revealed, compiled filter items by their source), for
+ * comparing the two readers.
+ */
 function plain(settings: ReturnType<typeof documentSettings>) {
-  return { ...settings, token: tokenOf(settings) };
+  return JSON.parse(JSON.stringify({ ...settings, token: tokenOf(settings) }));
 }
 
 /**

@@ -69,3 +69,30 @@ Deno.test("atom: the feed's title and page", () => {
   );
   assert.deepEqual(atomHead(feed, "atom:"), { title: "A & B", link: "https://e/" });
 });
+
+Deno.test("atom: categories by term (label is only for display), else the element's text", () => {
+  const entry = atomEntry(
+    parse(
+      `<entry ${NS}><id>i</id><title>T</title><category term="rust" label="Rust language"/>` +
+        `<category term=" web  dev "/><category>Legacy text</category><category term=""/></entry>`,
+    ),
+    "atom:",
+  );
+  assert.deepEqual(entry.categories, ["rust", "web dev", "Legacy text"]);
+  assert.equal(atomEntry(parse(`<entry ${NS}><id>i</id></entry>`), "atom:").categories, undefined);
+});
+
+Deno.test("parse: categories of a whole RSS and Atom document reach the entries", async () => {
+  const { parseFeed } = await import("../../src/feeds/parse.ts");
+  const rss = parseFeed(
+    `<rss version="2.0"><channel><title>c</title><item><guid>1</guid><title>T</title>` +
+      `<category>News</category></item></channel></rss>`,
+    BASE,
+  );
+  assert.deepEqual(rss.entries[0].categories, ["News"]);
+  const atom = parseFeed(
+    `<feed ${NS}><title>f</title><entry><id>1</id><title>T</title><category term="tag"/></entry></feed>`,
+    BASE,
+  );
+  assert.deepEqual(atom.entries[0].categories, ["tag"]);
+});

@@ -45,3 +45,12 @@ Deno.test("rss: the channel's title and page", () => {
   });
   assert.deepEqual(channelTitleAndLink(undefined, ""), { title: null, link: null });
 });
+
+Deno.test("rss: categories (and dc:subject) as plain text, in order; none: no list", () => {
+  const entry = item(
+    "<title>T</title><category>Rust</category><category domain='x'> Web\n Dev </category>" +
+      "<category></category><dc:subject>Programming &amp; Tools</dc:subject>",
+  );
+  assert.deepEqual(entry.categories, ["Rust", "Web Dev", "Programming & Tools"]);
+  assert.equal(item("<title>T</title>").categories, undefined);
+});

@@ -36,6 +36,7 @@ Deno.test("metrics: an empty forwarder still exposes every family with its TYPE"
       "courier_feed_runs_total counter",
       "courier_feed_entries_sent_total counter",
       "courier_feed_entries_refused_total counter",
+      "courier_feed_entries_filtered_total counter",
       "courier_feed_last_success_timestamp_seconds gauge",
       "courier_feed_next_run_timestamp_seconds gauge",
       "courier_feed_run_duration_seconds summary",
@@ -249,9 +250,9 @@ Deno.test("metrics: a large exposition (2,000 feeds) is whole and well-formed", 
   for (let i = 0; i < 2000; i++) m.removeFeed(`feed-${String(i).padStart(4, "0")}`);
   const families2 = parseExposition(m.render());
   assert.equal(families2.get("courier_feed_runs_total")!.samples.length, 0);
-  // 9 lines a feed: 3 outcomes, sent, refused, last success, duration sum and count, overlap
-  // skips.
-  assert.equal(m.render().split("\n").length, first.split("\n").length - 2000 * 9);
+  // 10 lines a feed: 3 outcomes, sent, refused, filtered, last success, duration sum and count,
+  // overlap skips.
+  assert.equal(m.render().split("\n").length, first.split("\n").length - 2000 * 10);
 });
 
 Deno.test("metrics: build info, the standard process metrics, refused entries, a feed that never ran", () => {

@@ -98,6 +98,7 @@ Deno.test("the state's end-of-run write starts with the success log's, not after
       lookup: (feed, ids) => store.lookup(feed, ids),
       validators: (feed) => store.validators(feed),
       recordFirstSighting: (feed, skipped, at) => store.recordFirstSighting(feed, skipped, at),
+      recordFiltered: (feed, filtered, at) => store.recordFiltered(feed, filtered, at),
       markSent: (feed, entry, chat, id, at) => store.markSent(feed, entry, chat, id, at),
       markRefused: (feed, entry, chat, at) => store.markRefused(feed, entry, chat, at),
       finishRun: (run, validators) => store.finishRun(run, validators),

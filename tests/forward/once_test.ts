@@ -61,6 +61,7 @@ Deno.test("first run sends all in order; a second sends nothing; a new entry goe
       failed: 0,
       skipped: 0,
       refused: 0,
+      filtered: 0,
       error: null,
     });
     assert.ok(h.successLog.times.has("news"));

@@ -154,6 +154,7 @@ Deno.test("status --json: one array, ISO 8601 times, age_seconds, stable keys", 
       sent_24h: 12,
       refused_total: 0,
       refused_latest: [],
+      filtered_total: 0,
     },
     {
       name: "news.daily",
@@ -171,6 +172,7 @@ Deno.test("status --json: one array, ISO 8601 times, age_seconds, stable keys", 
       sent_24h: 0,
       refused_total: 0,
       refused_latest: [],
+      filtered_total: 0,
     },
     {
       name: "new-one",
@@ -182,6 +184,7 @@ Deno.test("status --json: one array, ISO 8601 times, age_seconds, stable keys", 
       sent_24h: 0,
       refused_total: 0,
       refused_latest: [],
+      filtered_total: 0,
     },
   ]);
   // Key order is part of the contract for people who read it with their eyes.
@@ -195,6 +198,7 @@ Deno.test("status --json: one array, ISO 8601 times, age_seconds, stable keys", 
     "sent_24h",
     "refused_total",
     "refused_latest",
+    "filtered_total",
   ]);
   assert.equal(renderStatusJson([], NOW), "[]\n");
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Entry } from "../../src/feeds/entry.ts";
+import { messageEntry } from "../support/message_entry.ts";
 import {
   escapeHtml,
   formatMessage,
@@ -8,17 +8,7 @@ import {
 } from "../../src/messenger/format.ts";
 import { parseTelegramHtml } from "../support/fake_bot_api.ts";
 
-function entry(partial: Partial<Entry>): Entry {
-  return {
-    id: "x",
-    link: "https://example.org/a",
-    title: "Hello",
-    published: null,
-    updated: null,
-    summary: "",
-    ...partial,
-  };
-}
+const entry = messageEntry;
 
 const plain = { linkText: "Link", rhash: "" };
 

@@ -66,6 +66,7 @@ Deno.test("status: latest run (a coalesced row counts its runs), sent in total a
     sentSince: 2,
     refusedTotal: 0,
     refused: [],
+    filteredTotal: 0,
   });
   assert.deepEqual(records.get("bad"), {
     lastRun: {
@@ -79,6 +80,7 @@ Deno.test("status: latest run (a coalesced row counts its runs), sent in total a
     sentSince: 0,
     refusedTotal: 0,
     refused: [],
+    filteredTotal: 0,
   });
   assert.deepEqual(records.get("fresh"), {
     lastRun: null,
@@ -86,6 +88,7 @@ Deno.test("status: latest run (a coalesced row counts its runs), sent in total a
     sentSince: 0,
     refusedTotal: 0,
     refused: [],
+    filteredTotal: 0,
   });
 });
 
@@ -161,6 +164,7 @@ Deno.test("status: a version 1 database is read as it is, and stays version 1", 
     sentSince: 1,
     refusedTotal: 0,
     refused: [],
+    filteredTotal: 0,
   });
   const check = new Database(dbPath(dir));
   assert.deepEqual(check.prepare("PRAGMA user_version").raw().get(), [1]);
@@ -177,6 +181,7 @@ Deno.test("status: an empty file (no tables yet) is a database where nothing ran
     sentSince: 0,
     refusedTotal: 0,
     refused: [],
+    filteredTotal: 0,
   });
 });
 

@@ -74,6 +74,12 @@ export interface FakeMessage {
   /** Links, in order. */
   links: { href: string; text: string }[];
   previews: boolean;
+  /** `link_preview_options.url`: the page previewed instead of the text's first link. */
+  previewUrl: string | null;
+  /** Sent with `disable_notification`. */
+  silent: boolean;
+  /** The forum topic it was posted in (`message_thread_id`); null for the chat itself. */
+  threadId: number | null;
   /** Arrival time on the fake's clock (ms). */
   at: number;
 }
@@ -109,6 +115,11 @@ export interface FakeBotApi {
   inject(fault: Fault): void;
   /** Marks a chat as unknown (400 chat not found) for good. */
   addMissingChat(chat: string): void;
+  /**
+   * Makes `chat` a forum with a topic `id`: a message with `message_thread_id` is accepted only
+   * for a topic added so (400 "message thread not found" otherwise, as Telegram answers).
+   */
+  addTopic(chat: string, id: number): void;
   close(): Promise<void>;
 }
 
@@ -215,6 +226,7 @@ export function startFakeBotApi(options: FakeBotApiOptions = {}): Promise<FakeBo
   const perChat = new Map<string, FakeMessage[]>();
   const faults: (Fault & { left: number })[] = [];
   const missing = new Set<string>();
+  const topics = new Set<string>();
   const held = new Set<() => void>();
   const globalLog: number[] = [];
   const state = { throttled: 0, requests: 0 };
@@ -312,6 +324,13 @@ export function startFakeBotApi(options: FakeBotApiOptions = {}): Promise<FakeBo
     if (!/^(@[A-Za-z][A-Za-z0-9_]{3,31}|-?\d{1,20})$/.test(chat) || missing.has(chat)) {
       return failure(400, "Bad Request: chat not found");
     }
+    let threadId: number | null = null;
+    if (params.message_thread_id !== undefined) {
+      threadId = Number(params.message_thread_id);
+      if (!Number.isInteger(threadId) || !topics.has(`${chat} ${threadId}`)) {
+        return failure(400, "Bad Request: message thread not found");
+      }
+    }
     const html = typeof params.text === "string" ? params.text : "";
     if (params.parse_mode !== undefined && params.parse_mode !== "HTML") {
       return failure(400, `Bad Request: unsupported parse_mode in this fake`);
@@ -332,7 +351,9 @@ export function startFakeBotApi(options: FakeBotApiOptions = {}): Promise<FakeBo
       state.throttled++;
       return failure(429, `Too Many Requests: retry after ${wait}`, { retry_after: wait });
     }
-    const previewOptions = params.link_preview_options as { is_disabled?: boolean } | undefined;
+    const previewOptions = params.link_preview_options as
+      | { is_disabled?: boolean; url?: string }
+      | undefined;
     const list = perChat.get(chat) ?? [];
     perChat.set(chat, list);
     const message: FakeMessage = {
@@ -344,6 +365,9 @@ export function startFakeBotApi(options: FakeBotApiOptions = {}): Promise<FakeBo
       links: parsed.links,
       previews: !(previewOptions?.is_disabled === true ||
         params.disable_web_page_preview === true || params.disable_web_page_preview === "true"),
+      previewUrl: typeof previewOptions?.url === "string" ? previewOptions.url : null,
+      silent: params.disable_notification === true || params.disable_notification === "true",
+      threadId,
       at: t,
     };
     list.push(message);
@@ -398,6 +422,9 @@ export function startFakeBotApi(options: FakeBotApiOptions = {}): Promise<FakeBo
     },
     addMissingChat(chat: string) {
       missing.add(chat);
+    },
+    addTopic(chat: string, id: number) {
+      topics.add(`${chat} ${id}`);
     },
     async close() {
       for (const release of [...held]) release();

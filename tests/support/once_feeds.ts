@@ -9,6 +9,10 @@ export interface FeedItem {
   link?: string;
   /** Minutes after 2024-01-01T00:00Z; the item's pubDate. */
   minute?: number;
+  /** `<category>` elements. */
+  categories?: string[];
+  /** The `<description>`, as text. */
+  summary?: string;
 }
 
 /** Items `Post <id>` linking to https://example.org/<id>, one minute apart from `from`. */
@@ -42,7 +46,10 @@ export function rss(title: string, items: FeedItem[]): string {
     const date = new Date(Date.UTC(2024, 0, 1, 0, item.minute ?? 0)).toUTCString();
     return `<item><title>${escapeXml(item.title)}</title>` +
       (item.link ? `<link>${escapeXml(item.link)}</link>` : "") +
-      `<guid isPermaLink="false">${escapeXml(item.id)}</guid><pubDate>${date}</pubDate></item>`;
+      `<guid isPermaLink="false">${escapeXml(item.id)}</guid><pubDate>${date}</pubDate>` +
+      (item.categories ?? []).map((c) => `<category>${escapeXml(c)}</category>`).join("") +
+      (item.summary === undefined ? "" : `<description>${escapeXml(item.summary)}</description>`) +
+      "</item>";
   }).join("\n");
   return `<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0"><channel><title>${escapeXml(title)}</title><link>https://example.org/</link>
