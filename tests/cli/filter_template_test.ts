@@ -70,9 +70,12 @@ Deno.test("filter: include and exclude by word, phrase and expression over title
     assert.equal(dropped.length, 4, first.stderr);
     assert.match(
       first.stderr,
-      /entry filtered out feed=news entry=4 .*reason="excluded by \\"hiring\\" in title"/,
+      /msg="entry filtered out" feed=news entry=4 .*reason="excluded by \\"hiring\\" in title"/,
     );
-    assert.match(first.stderr, /entry filtered out feed=news entry=5 .*reason="matches no include/);
+    assert.match(
+      first.stderr,
+      /msg="entry filtered out" feed=news entry=5 .*reason="matches no include/,
+    );
     assert.match(first.stderr, /entry=7 .*excluded by \\"sponsored content\\" in categories/);
     assert.deepEqual(await entryStatuses(env.dir, "news"), {
       1: "sent",
@@ -166,7 +169,7 @@ Deno.test("topic: a topic that does not exist fails the feed with a clear line a
     assert.equal(r.code, 1, r.stderr);
     assert.match(
       r.stderr,
-      /feed failed feed=forum .*step=send error="chat -1001234567890 topic 99: 400 Bad Request: message thread not found; the chat has no open forum topic 99: check the feed's topic"/,
+      /msg="feed failed" feed=forum .*step=send error="chat -1001234567890 topic 99: 400 Bad Request: message thread not found; the chat has no open forum topic 99: check the feed's topic"/,
     );
     assert.deepEqual(bolds(env.bot, "@plain_chan"), ["Other"], "the other feed went on");
     // Once the topic exists, the kept entry goes.
