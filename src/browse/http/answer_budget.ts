@@ -11,7 +11,13 @@
 
 /** Answers up to this size are sent as they are, uncounted. */
 export const SMALL_ANSWER_BYTES = 64 * 1024;
-const CHUNK = 64 * 1024;
+/**
+ * Handed to the HTTP server in pieces of this size: it takes pieces while its own buffer has
+ * room, so the bytes still count until the last is taken. One whole piece would be taken at
+ * once and counted as sent (held by a test of 40 stalled clients); 64 KiB pieces made a
+ * 10,000-row page's p50 half again as slow.
+ */
+const CHUNK = 256 * 1024;
 
 export class AnswerBudget {
   #used = 0;

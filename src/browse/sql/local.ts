@@ -218,10 +218,14 @@ export function openLocal(path: string, write: boolean): Db {
    */
   let holding = false;
   let began = false;
+  /** BEGIN and COMMIT, prepared once: preparing them for every request cost a point query. */
+  const controls = new Map<string, StatementSync>();
   const control = (sql: string) => {
     internal = true;
     try {
-      db.exec(sql);
+      let stmt = controls.get(sql);
+      if (!stmt) controls.set(sql, stmt = db.prepare(sql));
+      stmt.run();
     } catch (error) {
       throw fail(error);
     } finally {
