@@ -12,6 +12,9 @@ export const CHANNEL_PATTERN = "^(@[A-Za-z][A-Za-z0-9_]{0,31}|-[0-9]{1,20})$";
 export const TOKEN_PATTERN = "^[0-9]+:[A-Za-z0-9_-]+$";
 export const URL_PATTERN = "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+([/?#]\\S*)?$";
 export const RHASH_PATTERN = "^[A-Za-z0-9_-]*$";
+/** A libSQL server's URL: `libsql://` (Turso), `http(s)://` or `ws(s)://` (sqld). */
+export const DB_URL_PATTERN =
+  "^([Ll][Ii][Bb][Ss][Qq][Ll]|[Hh][Tt][Tt][Pp][Ss]?|[Ww][Ss][Ss]?)://[^\\s/?#]+([/?#]\\S*)?$";
 /** A proxy value: empty (direct), a scheme://host form, or SOCKS5 over a unix socket. */
 const SOCKS = "[Ss][Oo][Cc][Kk][Ss]5[Hh]?";
 export const PROXY_PATTERN = "^$" +
@@ -86,6 +89,23 @@ export const checkChannel = matching(
 // Compiled once: a config checks a URL per feed.
 const TOKEN_RE = new RegExp(TOKEN_PATTERN);
 const URL_RE = new RegExp(URL_PATTERN);
+const DB_URL_RE = new RegExp(DB_URL_PATTERN);
+
+/** A libSQL URL as shown in messages: a password or an `authToken=` in it hidden. */
+export function showDbUrl(url: string): string {
+  return redactUrl(url).replace(/([?&]authToken=)[^&#]*/gi, "$1***");
+}
+
+export const checkDbUrl: Check = (value) => {
+  const typeProblem = isSecretString(value);
+  if (typeProblem) return typeProblem;
+  const text = value as string;
+  const shown = () => quoted(showDbUrl(text));
+  if (!DB_URL_RE.test(text)) {
+    return `must be a libsql://, https://, http://, wss:// or ws:// URL, got ${shown()}`;
+  }
+  return URL.canParse(text) ? null : `is not a valid URL: ${shown()}`;
+};
 
 export const checkToken: Check = (value) => {
   const typeProblem = isSecretString(value);
