@@ -37,7 +37,7 @@ export function configSchema(): JsonSchema {
         },
       },
       // The state is local (db_dir) or on a server (db_url), never both.
-      { not: { required: ["db_dir", "db_url"] } },
+      { not: { properties: { db_dir: {}, db_url: {} }, required: ["db_dir", "db_url"] } },
       { dependentRequired: { db_auth_token_file: ["db_url"] } },
     ],
     $defs: { feed: objectSchema(FEED_FIELDS) },

@@ -47,6 +47,8 @@ export interface FeedStatus {
   refusedTotal?: number;
   /** The latest of them, newest first; default none. */
   refused?: readonly RefusedView[];
+  /** With remote state: the process holding the feed's channel, and until when; else absent. */
+  lease?: { holder: string; expiresAt: Date } | null;
 }
 
 export interface RefusedView {
@@ -184,8 +186,17 @@ export function renderStatusTable(feeds: readonly FeedStatus[], options: TableOp
       out.push(paint(text, "red"));
     }
     out.push(...refusedLines(feed, options).map((text) => paint(text, "yellow")));
+    if (feed.lease !== undefined) out.push(leaseLine(feed.lease, now));
   });
   return out.join("\n") + "\n";
+}
+
+/** Under a feed of remote state: which process runs it (its channel's lease holder). */
+function leaseLine(lease: FeedStatus["lease"], now: Date): string {
+  if (!lease) return "  held by: no process";
+  const expired = lease.expiresAt.getTime() <= now.getTime();
+  return `  held by: ${oneLine(lease.holder)} (${expired ? "expired" : "lease ends"} ` +
+    `${formatRelative(lease.expiresAt, now)})`;
 }
 
 /**
@@ -235,6 +246,11 @@ export function renderStatusJson(feeds: readonly FeedStatus[], now: Date): strin
       link: e.link,
       refused_at: e.at.toISOString(),
     })),
+    ...(f.lease === undefined ? {} : {
+      lease: f.lease === null
+        ? null
+        : { holder: f.lease.holder, expires_at: f.lease.expiresAt.toISOString() },
+    }),
   }));
   return JSON.stringify(doc, null, 2) + "\n";
 }

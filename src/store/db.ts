@@ -1,7 +1,7 @@
 import { Database } from "./sqlite.ts";
 import type { SqlClient } from "./sql.ts";
 import { openRemote } from "./remote.ts";
-import { describeLocation, type StateLocation } from "./location.ts";
+import { dbPath, describeLocation, type StateLocation } from "./location.ts";
 import { type LeaseClaim, type LeaseHolding, LeasesTable } from "./leases.ts";
 import type { Entry } from "../feeds/entry.ts";
 import { type Clock, realClock, type TimerId } from "../log/clock.ts";
@@ -37,12 +37,7 @@ export interface CheckpointResult {
   checkpointedFrames: number;
 }
 
-export const DB_FILE = "courier.db";
-
-/** The path of the forwarder's database inside `dbDir`. */
-export function dbPath(dbDir: string): string {
-  return `${dbDir.replace(/\/+$/, "")}/${DB_FILE}`;
-}
+export { DB_FILE, dbPath } from "./location.ts";
 
 export interface StoreOptions {
   /** Open an existing database for reading only; a missing one yields null. */

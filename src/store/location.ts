@@ -13,6 +13,12 @@ export type StateLocation =
   | { kind: "remote"; url: string; authToken?: Secret };
 
 export const DB_TOKEN_ENV = "LIBSQL_AUTH_TOKEN";
+export const DB_FILE = "courier.db";
+
+/** The path of the forwarder's database inside `dbDir`. */
+export function dbPath(dbDir: string): string {
+  return `${dbDir.replace(/\/+$/, "")}/${DB_FILE}`;
+}
 
 /** The auth token file cannot be read: a config problem (exit code 2), the file named. */
 export class StateLocationError extends Error {
@@ -40,7 +46,5 @@ export function stateLocation(
 
 /** The location for messages: the database file, or the URL with credentials hidden. */
 export function describeLocation(location: StateLocation): string {
-  return location.kind === "file"
-    ? `${location.dbDir.replace(/\/+$/, "")}/courier.db`
-    : showDbUrl(location.url);
+  return location.kind === "file" ? dbPath(location.dbDir) : showDbUrl(location.url);
 }

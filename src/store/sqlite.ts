@@ -130,10 +130,10 @@ export class Database implements SqlClient {
     this.#db = db;
   }
 
-  /** Opens (creating it if missing) the database file at `path`. */
-  static open(path: string): Database {
+  /** Opens (creating it if missing, unless `readOnly`) the database file at `path`. */
+  static open(path: string, options: { readOnly?: boolean } = {}): Database {
     try {
-      return new Database(new DatabaseSync(path));
+      return new Database(new DatabaseSync(path, { readOnly: options.readOnly === true }));
     } catch (error) {
       throw sqliteError(error);
     }

@@ -74,3 +74,22 @@ export async function specifiersLoadedBy(commandFile: string): Promise<Set<strin
   }
   return loaded;
 }
+
+/**
+ * What `courier <command>` loads before its runner imports anything on its own: main.ts's
+ * static graph plus the runner's static graph (a dynamic import inside the runner, such as
+ * the remote store client, is left out: it is loaded only when that path is taken).
+ */
+export async function staticSpecifiersLoadedBy(commandFile: string): Promise<Set<string>> {
+  const graph = await moduleGraph();
+  const root = new URL("../../", import.meta.url).href;
+  const descriptor = new URL(commandFile, root).href;
+  if (!graph.has(descriptor)) throw new Error(`${commandFile} is not reachable from main.ts`);
+  const loaded = closure(graph, MAIN.href, (d) => !d.isDynamic);
+  for (const d of graph.get(descriptor)!) {
+    if (d.code && d.isDynamic) {
+      for (const m of closure(graph, d.code.specifier, (e) => !e.isDynamic)) loaded.add(m);
+    }
+  }
+  return loaded;
+}
