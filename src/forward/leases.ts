@@ -39,7 +39,7 @@ export function planClaim(input: {
   busy: (channel: string) => boolean;
   /** `once`: take every free channel, whatever the share. */
   takeAll?: boolean;
-}): Pick<LeaseClaim, "release" | "renew" | "take" | "maxTake"> {
+}): Pick<LeaseClaim, "release" | "renew" | "take" | "maxTake" | "shareOf"> {
   const wanted = new Set(input.wanted);
   const share = input.takeAll
     ? input.wanted.length
@@ -56,7 +56,10 @@ export function planClaim(input: {
     release,
     renew,
     take: input.wanted.filter((c) => !input.held.has(c)),
-    maxTake: Math.max(0, share - renew.length),
+    // The store recounts the live processes when it takes (shareOf); this bound only keeps
+    // what the previous count allows.
+    maxTake: input.takeAll ? input.wanted.length : Math.max(0, input.wanted.length - renew.length),
+    shareOf: input.takeAll ? undefined : input.wanted.length,
   };
 }
 

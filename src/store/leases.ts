@@ -14,6 +14,12 @@ export interface LeaseClaim {
   take: readonly string[];
   /** At most this many of `take` are taken. */
   maxTake: number;
+  /**
+   * When set, the share is counted afresh in the same transaction: at most
+   * ceil(wanted / live processes) - renew.length are taken (and never more than maxTake), so a
+   * process that just died no longer counts.
+   */
+  shareOf?: number;
 }
 
 export interface LeaseHolding {
@@ -53,11 +59,22 @@ export class LeasesTable {
         sql: `INSERT INTO leases (channel, holder, expires_at, taken_at)
               SELECT value, ?1, ?2, ?3 FROM json_each(?4)
               WHERE value NOT IN (SELECT channel FROM leases WHERE expires_at > ?3 AND holder <> ?1)
-              ORDER BY key LIMIT ?5
+              ORDER BY key LIMIT CAST(min(?5, CASE WHEN ?6 IS NULL THEN ?5 ELSE max(0,
+                (CAST(?6 AS INTEGER) + (SELECT count(*) FROM lease_holders WHERE expires_at > ?3)
+                  - 1) / (SELECT count(*) FROM lease_holders WHERE expires_at > ?3) - ?7) END)
+                AS INTEGER)
               ON CONFLICT (channel) DO UPDATE SET holder = excluded.holder,
                 expires_at = excluded.expires_at, taken_at = excluded.taken_at
               WHERE leases.expires_at <= excluded.taken_at OR leases.holder = excluded.holder`,
-        args: [c.holder, c.expiresAt, c.now, JSON.stringify(c.take), Math.max(0, c.maxTake)],
+        args: [
+          c.holder,
+          c.expiresAt,
+          c.now,
+          JSON.stringify(c.take),
+          Math.max(0, c.maxTake),
+          c.shareOf ?? null,
+          c.renew.length,
+        ],
       },
       {
         sql: "SELECT channel FROM leases WHERE holder = ? AND expires_at = ?",
