@@ -96,16 +96,27 @@ export function showDbUrl(url: string): string {
   return redactUrl(url).replace(/([?&]authToken=)[^&#]*/gi, "$1***");
 }
 
-export const checkDbUrl: Check = (value) => {
-  const typeProblem = isSecretString(value);
-  if (typeProblem) return typeProblem;
-  const text = value as string;
-  const shown = () => quoted(showDbUrl(text));
-  if (!DB_URL_RE.test(text)) {
-    return `must be a libsql://, https://, http://, wss:// or ws:// URL, got ${shown()}`;
-  }
-  return URL.canParse(text) ? null : `is not a valid URL: ${shown()}`;
-};
+/**
+ * A URL check: the type, the shape `re` (else "must be <what>"), then whether it parses. The
+ * value is shown through `show`, since a URL may carry a password or a token.
+ */
+function urlCheck(typeCheck: Check, re: RegExp, what: string, show: (url: string) => string) {
+  return (value: unknown): string | null => {
+    const typeProblem = typeCheck(value);
+    if (typeProblem) return typeProblem;
+    const text = value as string;
+    const shown = () => quoted(show(text));
+    if (!re.test(text)) return `must be ${what}, got ${shown()}`;
+    return URL.canParse(text) ? null : `is not a valid URL: ${shown()}`;
+  };
+}
+
+export const checkDbUrl: Check = urlCheck(
+  isSecretString,
+  DB_URL_RE,
+  "a libsql://, https://, http://, wss:// or ws:// URL",
+  showDbUrl,
+);
 
 export const checkToken: Check = (value) => {
   const typeProblem = isSecretString(value);
@@ -116,17 +127,13 @@ export const checkToken: Check = (value) => {
     : 'must look like "<digits>:<token>" as given by @BotFather';
 };
 
-export const checkUrl: Check = (value) => {
-  const typeProblem = isString(value);
-  if (typeProblem) return typeProblem;
-  const text = value as string;
-  // A feed URL may carry a password (`https://user:pass@host/feed`); it is shown hidden.
-  const shown = () => quoted(redactUrl(text));
-  if (!URL_RE.test(text)) {
-    return `must be an absolute http:// or https:// URL, got ${shown()}`;
-  }
-  return URL.canParse(text) ? null : `is not a valid URL: ${shown()}`;
-};
+// A feed URL may carry a password (`https://user:pass@host/feed`); it is shown hidden.
+export const checkUrl: Check = urlCheck(
+  isString,
+  URL_RE,
+  "an absolute http:// or https:// URL",
+  redactUrl,
+);
 
 export const checkCron: Check = (value) => {
   const typeProblem = isString(value);
