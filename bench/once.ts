@@ -27,6 +27,7 @@
  */
 import { ENTRIES, interleave, median, ms, Side, startFeedServer, writeConfig } from "./_feeds.ts";
 import { benchFeeds } from "./_once_side.ts";
+import { hranaMissing, startHrana } from "../tests/support/hrana_server.ts";
 
 const FEEDS = 500;
 // In-process rounds are cheap and this 2-core VM is noisy: enough of them for a stable median.
@@ -211,6 +212,15 @@ async function measure(variant: Variant, node: string | null): Promise<void> {
       );
     }
     if (node !== null) commands.node = ["node", [`${dir}/bare.mjs`, `${dir}/urls.json`]];
+    // The same state on a libSQL server on loopback (the libSQL project's Hrana test server,
+    // a Python process: a real sqld answers faster), as `db_url` runs it.
+    let hrana: Awaited<ReturnType<typeof startHrana>> | null = null;
+    if (variant.validators && hranaMissing() === null) {
+      await Deno.copyFile(`${dir}/runOnce/feed_data/courier.db`, `${dir}/remote.db`);
+      hrana = await startHrana(`${dir}/remote.db`);
+      await writeConfig(`${dir}/config_url.yml`, `${dir}/remote_data`, feeds, hrana.url);
+      commands.db_url = courierOnce(`${dir}/config_url.yml`);
+    }
     const runs: Record<string, number[]> = {};
     const order = Object.keys(commands);
     for (let i = 0; i < PROCESS_ROUNDS; i++) {
@@ -226,7 +236,13 @@ async function measure(variant: Variant, node: string | null): Promise<void> {
         }
       }
     }
+    await hrana?.stop();
     console.log(`    processes   ${figure("courier once", runs.courier, runs.bare)}`);
+    if (runs.db_url) {
+      console.log(
+        `                ${figure("courier once, db_url (Hrana on loopback)", runs.db_url)}`,
+      );
+    }
     console.log(`                ${figure("bare Deno fetch (deno run)", runs.bare)}`);
     if (runs.floor) {
       console.log(

@@ -4,7 +4,7 @@ const HELP = `Usage: courier browse [DATABASE] [options]
 
 Serves a database browser: a JSON API under /api and a web page at /. DATABASE is a path, a
 file: URL or a remote libSQL URL (libsql://, http://, https://); default: the forwarder's
-database, <db_dir>/courier.db from the config. Read-only unless --write.
+database, <db_dir>/courier.db (or db_url) from the config. Read-only unless --write.
 
 Options:
   -c, --config FILE   config file for the default database (default: $COURIER_CONFIG, else ./config.yml)

@@ -21,7 +21,8 @@ async function defaultDatabase(configFlag: string | undefined): Promise<string> 
   const { ConfigError, configPathFrom, loadSettings } = await import("../config/load.ts");
   try {
     const settings = await loadSettings(configPathFrom(configFlag));
-    return `${settings.dbDir.replace(/[\\/]+$/, "")}/courier.db`;
+    // With db_url the state is on the server: browse it there (read-only unless --write).
+    return settings.dbUrl ?? `${settings.dbDir.replace(/[\\/]+$/, "")}/courier.db`;
   } catch (error) {
     if (error instanceof ConfigError && error.missing) {
       const what = "no DATABASE given (courier browse FILE.db)";

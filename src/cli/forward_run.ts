@@ -48,6 +48,7 @@ function parseGrace(value: string | undefined): number {
 const RESTART_ONLY: [keyof Settings, string][] = [
   ["dataDir", "data_dir"],
   ["dbDir", "db_dir"],
+  ["dbUrl", "db_url"],
   ["lastLoadedPath", "last_loaded_path"],
 ];
 
@@ -103,7 +104,10 @@ export async function run(argv: string[]): Promise<number> {
   try {
     let lastSuccess = new Map<string, Date>();
     try {
-      lastSuccess = await readLastSuccess(settings.lastLoadedPath);
+      // With remote state the database's record is authoritative; the file is a local copy.
+      lastSuccess = runtime.store?.remote
+        ? new Map(runtime.priorSuccesses)
+        : await readLastSuccess(settings.lastLoadedPath);
     } catch (error) {
       // Only the catch-up at start depends on it: every feed then runs once at start.
       logger.warn("last-success file unreadable; every feed runs at start", {
@@ -129,7 +133,11 @@ export async function run(argv: string[]): Promise<number> {
       checkpoint: flags.dryRun ? undefined : async () => {
         await runtime.store?.checkpoint();
       },
+      leases: runtime.leases ?? undefined,
+      onTakeover: (channels, feeds) => runtime.takeOver(channels, feeds),
     });
+    const leases = runtime.leases;
+    if (leases) metrics.watchLeases(() => ({ held: leases.held, lost: leases.lost }));
 
     let stopWith: (signal: StopSignal) => void = () => {};
     const stopped = new Promise<StopSignal>((resolve) => stopWith = resolve);

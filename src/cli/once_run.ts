@@ -69,6 +69,7 @@ export async function run(argv: string[]): Promise<number> {
   for (const warning of settings.warnings ?? []) logger.warn(warning);
 
   const runtime = await Runtime.open({
+    leaseAll: true,
     settings,
     feeds,
     dryRun,

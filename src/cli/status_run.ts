@@ -2,6 +2,7 @@ import { configPathFrom, loadSettings } from "../config/load.ts";
 import { nextCronRun } from "../config/cron.ts";
 import { type FeedStatus, renderStatusJson, renderStatusTable } from "../forward/status_view.ts";
 import { readLastSuccess } from "../store/last_success.ts";
+import { stateLocation } from "../store/location.ts";
 import { readFeedRecords, type RecordedRun } from "../store/status.ts";
 import { parseCommandArgs } from "./args.ts";
 import { UserError } from "./errors.ts";
@@ -46,13 +47,22 @@ export async function run(argv: string[]): Promise<number> {
   const settings = await loadSettings(configPathFrom(values.config));
   const now = new Date();
   const names = settings.feeds.map((f) => f.name);
-  const records = readFeedRecords(settings.dbDir, names, new Date(now.getTime() - DAY_MS));
+  const location = stateLocation(settings);
+  const records = await readFeedRecords(location, names, new Date(now.getTime() - DAY_MS));
   let successes: Map<string, Date>;
   try {
-    successes = await readLastSuccess(settings.lastLoadedPath);
+    // With remote state the database's record is authoritative (the file is a local copy).
+    successes = location.kind === "remote"
+      ? records?.lastSuccess ?? new Map()
+      : await readLastSuccess(settings.lastLoadedPath);
   } catch (error) {
     throw new UserError(`courier status: ${(error as Error).message}`, 1);
   }
+  const leaseOf = (channel: string) => {
+    if (location.kind !== "remote") return undefined;
+    const lease = records?.leases?.get(channel);
+    return lease ? { holder: lease.holder, expiresAt: new Date(lease.expiresAt) } : null;
+  };
   // Many feeds share a few schedules, and each Cron built costs ~50 us.
   const nextRuns = new Map<string, Date | null>();
   const nextRun = (cron: string) => {
@@ -72,6 +82,7 @@ export async function run(argv: string[]): Promise<number> {
       refusedTotal: record?.refusedTotal ?? 0,
       refused: record?.refused ?? [],
       filteredTotal: record?.filteredTotal ?? 0,
+      lease: leaseOf(feed.channel),
     };
   });
   if (values.json) {

@@ -36,7 +36,10 @@ function render(view: SettingsView): string {
     ["proxy", view.proxy],
     ["messenger proxy", view.messenger_proxy],
     ["data_dir", view.data_dir],
-    ["database", `${view.db_dir}/courier.db`],
+    ["database", view.db_url ?? `${view.db_dir}/courier.db`],
+    ...(view.db_auth_token_file === null
+      ? []
+      : [["database token", `file ${view.db_auth_token_file}`] as [string, string]]),
     ["last success file", view.last_loaded_path],
     ["first_time_limit", limitText(view.first_time_limit)],
   ], "  ");

@@ -6,7 +6,7 @@
 import { effectiveSettings } from "./effective.ts";
 import { FEED_FIELDS, type Field, TOP_FIELDS } from "./fields.ts";
 import type { Settings } from "./types.ts";
-import type { RawConfig } from "./validate.ts";
+import { type RawConfig, stateKeysProblem } from "./validate.ts";
 
 /** The settings of a valid config's values, or null when the full reader must decide. */
 export function checkedSettings(doc: unknown, file: string, cwd: string): Settings | null {
@@ -17,6 +17,7 @@ export function checkedSettings(doc: unknown, file: string, cwd: string): Settin
   if (top.messenger_auth_token !== undefined && top.messenger_auth_token_file !== undefined) {
     return null;
   }
+  if (stateKeysProblem(top) !== null) return null;
   delete top.refs;
   const feeds = top.feeds;
   if (!Array.isArray(feeds) || feeds.length === 0) return null;

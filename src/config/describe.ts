@@ -1,6 +1,7 @@
 /** Effective settings as plain data for display: secrets redacted, next run times computed. */
 import { describeProxy, parseProxy } from "../net/proxy.ts";
 import { redactUrl } from "../log/secret.ts";
+import { showDbUrl } from "./rules.ts";
 import { nextCronRun } from "./cron.ts";
 import type { Settings } from "./types.ts";
 
@@ -35,6 +36,9 @@ export interface SettingsView {
   messenger_proxy: string;
   data_dir: string;
   db_dir: string;
+  /** The state's server, credentials hidden; null for the local file. */
+  db_url: string | null;
+  db_auth_token_file: string | null;
   last_loaded_path: string;
   first_time_limit: number;
   feeds: {
@@ -67,6 +71,8 @@ export function viewSettings(settings: Settings, now: Date): SettingsView {
     messenger_proxy: showProxy(settings.messengerProxy),
     data_dir: settings.dataDir,
     db_dir: settings.dbDir,
+    db_url: settings.dbUrl ? showDbUrl(settings.dbUrl) : null,
+    db_auth_token_file: settings.dbAuthTokenFile ?? null,
     last_loaded_path: settings.lastLoadedPath,
     first_time_limit: settings.firstTimeLimit,
     feeds: settings.feeds.map((feed) => {

@@ -100,6 +100,8 @@ export function effectiveSettings(raw: RawConfig, configPath: string, cwd: strin
     messengerProxy: proxyOf(raw.messenger_proxy, globalProxy),
     dataDir,
     dbDir: raw.db_dir === undefined ? join(dataDir, "feed_data") : abs(raw.db_dir),
+    dbUrl: raw.db_url ?? null,
+    dbAuthTokenFile: raw.db_auth_token_file === undefined ? null : abs(raw.db_auth_token_file),
     lastLoadedPath: raw.last_loaded_path === undefined
       ? join(dataDir, "last_success.yml")
       : abs(raw.last_loaded_path),

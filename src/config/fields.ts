@@ -11,6 +11,7 @@ import {
   type Check,
   checkChannel,
   checkCron,
+  checkDbUrl,
   checkFilterField,
   checkLimit,
   checkName,
@@ -24,6 +25,7 @@ import {
   checkTopic,
   checkType,
   checkUrl,
+  DB_URL_PATTERN,
   NAME_PATTERN,
   PROXY_PATTERN,
   proxyCheck,
@@ -196,6 +198,23 @@ export const TOP_FIELDS: Record<string, Field> = {
     required: false,
     default: "`<data_dir>/feed_data`",
     description: "Directory of the state database `courier.db`.",
+    schema: { type: "string", minLength: 1 },
+    check: checkPath,
+  },
+  db_url: {
+    required: false,
+    default: "none (a local file)",
+    description: "A libSQL server holding the state instead of `<db_dir>/courier.db`: " +
+      "`libsql://` (Turso), `https://`, `http://`, `wss://`, `ws://` (sqld). Several `forward` " +
+      "processes may share it (see Several machines). Not with `db_dir`.",
+    schema: { type: "string", pattern: DB_URL_PATTERN },
+    check: checkDbUrl,
+  },
+  db_auth_token_file: {
+    required: false,
+    default: "none",
+    description: "A file whose first line is the auth token of `db_url`; " +
+      "`$LIBSQL_AUTH_TOKEN` wins over it. Never printed.",
     schema: { type: "string", minLength: 1 },
     check: checkPath,
   },

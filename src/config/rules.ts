@@ -15,6 +15,9 @@ export const CHANNEL_PATTERN = "^(@[A-Za-z][A-Za-z0-9_]{0,31}|-[0-9]{1,20})$";
 export const TOKEN_PATTERN = "^[0-9]+:[A-Za-z0-9_-]+$";
 export const URL_PATTERN = "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+([/?#]\\S*)?$";
 export const RHASH_PATTERN = "^[A-Za-z0-9_-]*$";
+/** A libSQL server's URL: `libsql://` (Turso), `http(s)://` or `ws(s)://` (sqld). */
+export const DB_URL_PATTERN =
+  "^([Ll][Ii][Bb][Ss][Qq][Ll]|[Hh][Tt][Tt][Pp][Ss]?|[Ww][Ss][Ss]?)://[^\\s/?#]+([/?#]\\S*)?$";
 /** A proxy value: empty (direct), a scheme://host form, or SOCKS5 over a unix socket. */
 const SOCKS = "[Ss][Oo][Cc][Kk][Ss]5[Hh]?";
 export const PROXY_PATTERN = "^$" +
@@ -89,6 +92,34 @@ export const checkChannel = matching(
 // Compiled once: a config checks a URL per feed.
 const TOKEN_RE = new RegExp(TOKEN_PATTERN);
 const URL_RE = new RegExp(URL_PATTERN);
+const DB_URL_RE = new RegExp(DB_URL_PATTERN);
+
+/** A libSQL URL as shown in messages: a password or an `authToken=` in it hidden. */
+export function showDbUrl(url: string): string {
+  return redactUrl(url).replace(/([?&]authToken=)[^&#]*/gi, "$1***");
+}
+
+/**
+ * A URL check: the type, the shape `re` (else "must be <what>"), then whether it parses. The
+ * value is shown through `show`, since a URL may carry a password or a token.
+ */
+function urlCheck(typeCheck: Check, re: RegExp, what: string, show: (url: string) => string) {
+  return (value: unknown): string | null => {
+    const typeProblem = typeCheck(value);
+    if (typeProblem) return typeProblem;
+    const text = value as string;
+    const shown = () => quoted(show(text));
+    if (!re.test(text)) return `must be ${what}, got ${shown()}`;
+    return URL.canParse(text) ? null : `is not a valid URL: ${shown()}`;
+  };
+}
+
+export const checkDbUrl: Check = urlCheck(
+  isSecretString,
+  DB_URL_RE,
+  "a libsql://, https://, http://, wss:// or ws:// URL",
+  showDbUrl,
+);
 
 export const checkToken: Check = (value) => {
   const typeProblem = isSecretString(value);
@@ -99,17 +130,13 @@ export const checkToken: Check = (value) => {
     : 'must look like "<digits>:<token>" as given by @BotFather';
 };
 
-export const checkUrl: Check = (value) => {
-  const typeProblem = isString(value);
-  if (typeProblem) return typeProblem;
-  const text = value as string;
-  // A feed URL may carry a password (`https://user:pass@host/feed`); it is shown hidden.
-  const shown = () => quoted(redactUrl(text));
-  if (!URL_RE.test(text)) {
-    return `must be an absolute http:// or https:// URL, got ${shown()}`;
-  }
-  return URL.canParse(text) ? null : `is not a valid URL: ${shown()}`;
-};
+// A feed URL may carry a password (`https://user:pass@host/feed`); it is shown hidden.
+export const checkUrl: Check = urlCheck(
+  isString,
+  URL_RE,
+  "an absolute http:// or https:// URL",
+  redactUrl,
+);
 
 export const checkCron: Check = (value) => {
   const typeProblem = isString(value);

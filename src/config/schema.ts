@@ -29,11 +29,18 @@ export function configSchema(): JsonSchema {
     title: "courier config",
     description: "Feeds that courier forwards to Telegram channels.",
     ...objectSchema(TOP_FIELDS),
-    // The token may also come from the environment, so neither key is required; both is wrong.
-    not: {
-      properties: { messenger_auth_token: {}, messenger_auth_token_file: {} },
-      required: ["messenger_auth_token", "messenger_auth_token_file"],
-    },
+    allOf: [
+      // The token may also come from the environment, so neither key is required; both is wrong.
+      {
+        not: {
+          properties: { messenger_auth_token: {}, messenger_auth_token_file: {} },
+          required: ["messenger_auth_token", "messenger_auth_token_file"],
+        },
+      },
+      // The state is local (db_dir) or on a server (db_url), never both.
+      { not: { properties: { db_dir: {}, db_url: {} }, required: ["db_dir", "db_url"] } },
+      { dependentRequired: { db_auth_token_file: ["db_url"] } },
+    ],
     $defs: { feed: objectSchema(FEED_FIELDS), filter: objectSchema(FILTER_TABLE) },
   };
 }

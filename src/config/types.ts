@@ -59,6 +59,10 @@ export interface Settings {
   messengerProxy: string | null;
   dataDir: string;
   dbDir: string;
+  /** The config's `db_url`: the state on a libSQL server instead of `dbDir`; null for local. */
+  dbUrl?: string | null;
+  /** The config's `db_auth_token_file`, absolute; null when not set. */
+  dbAuthTokenFile?: string | null;
   lastLoadedPath: string;
   /** The top-level `first_time_limit` (-1 = no limit). */
   firstTimeLimit: number;

@@ -60,6 +60,8 @@ export interface RawConfig {
   data_dir?: string;
   last_loaded_path?: string;
   db_dir?: string;
+  db_url?: string;
+  db_auth_token_file?: string;
   first_time_limit?: number;
   filter?: RawFilter;
   silent?: boolean;
@@ -233,6 +235,37 @@ function tokenProblems(
   }
 }
 
+/**
+ * The state lives in one place: a local `db_dir` or a server's `db_url`. Both at once would
+ * leave the user unsure which one holds it, so it is refused, naming the key to drop.
+ */
+function stateProblems(walker: Walker, root: Node, top: Record<string, unknown>): void {
+  const problem = stateKeysProblem(top);
+  if (problem === null) return;
+  const at = walker.entries(root, "").find((e) => e.key === problem.key);
+  walker.report(at?.keyNode, problem.key, problem.message, root);
+}
+
+/** Which state key is in the way of which, or null. Shared by every config reader. */
+export function stateKeysProblem(
+  top: Record<string, unknown>,
+): { key: string; message: string } | null {
+  if ("db_url" in top && "db_dir" in top) {
+    return {
+      key: "db_dir",
+      message: "give db_dir (a local database) or db_url (a libSQL server), not both: " +
+        "drop db_dir to keep the state on the server, or db_url to keep it in a local file",
+    };
+  }
+  if ("db_auth_token_file" in top && !("db_url" in top)) {
+    return {
+      key: "db_auth_token_file",
+      message: "is only read with db_url; drop it or set db_url",
+    };
+  }
+  return null;
+}
+
 export const TOKEN_KEYS = ["messenger_auth_token", "messenger_auth_token_file"] as const;
 
 /** Where else a token may come from, for the message that says none was found. */
@@ -298,6 +331,7 @@ export function validateDocument(
     });
   });
   tokenProblems(walker, root, top, requireToken);
+  stateProblems(walker, root, top);
   walker.problems.sort((a, b) => a.line - b.line || a.col - b.col);
   return {
     config: walker.problems.length === 0 ? top as unknown as RawConfig : null,

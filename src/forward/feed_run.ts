@@ -90,6 +90,11 @@ export interface FeedRunContext {
    * likely delivered already. See recoveredLimit.
    */
   priorSuccesses?: ReadonlyMap<string, Date>;
+  /**
+   * With state shared by several processes: whether this one holds the channel's lease now.
+   * Asked before the run and before each send; without it the feed fails, nothing sent.
+   */
+  holds?: (channel: string) => boolean;
 }
 
 /**
@@ -129,6 +134,12 @@ export async function runFeed(
   };
   let validators: Map<string, Validators> | undefined;
   let seen: string[] | undefined;
+  if (ctx.holds && !ctx.holds(feed.channel)) {
+    turn.done();
+    result.error = leaseMissing(feed.channel);
+    result.step = "fetch";
+    return await finish(feed, result, startedAt, undefined, undefined, ctx);
+  }
   try {
     let toSend: Entry[];
     try {
@@ -292,6 +303,9 @@ async function deliver(
   const delivery = deliveryOf(feed);
   for (const entry of entries) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
+    // The lease may have run out while the run waited (the database unreachable): another
+    // process may hold the channel now, so nothing more goes out from here.
+    if (ctx.holds && !ctx.holds(feed.channel)) throw new Error(leaseMissing(feed.channel));
     const message = messageFor(feed, entry);
     const send = (m: Message) =>
       ctx.outbox.send(chat, m, ctx.signal, { maxWaitMs: ctx.maxMessengerWaitMs });
@@ -389,6 +403,11 @@ async function finish(
     });
   }
   return result;
+}
+
+function leaseMissing(channel: string): string {
+  return `this process does not hold the lease of ${channel} (another process runs it, or the ` +
+    "database could not be reached to renew it)";
 }
 
 /** The messenger took a message (or refused an entry for good), and the state could not record it. */

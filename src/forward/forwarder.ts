@@ -50,6 +50,8 @@ export interface ForwarderOptions {
   onSent?: (feed: string) => void;
   /** See FeedRunContext.priorSuccesses. */
   priorSuccesses?: ReadonlyMap<string, Date>;
+  /** See FeedRunContext.holds. */
+  holds?: (channel: string) => boolean;
 }
 
 export interface RunSummary {
@@ -155,6 +157,7 @@ export class Forwarder {
         onSent: options.onSent,
         maxMessengerWaitMs: options.maxMessengerWaitMs,
         priorSuccesses: options.priorSuccesses,
+        holds: options.holds,
         onFatal: (error) => {
           fatal ??= error.message;
           this.#unauthorized(feed, error);

@@ -13,6 +13,7 @@ import type { Logger } from "../log/logger.ts";
 import type { FeedResult } from "./feed_run.ts";
 import { Forwarder, type ForwarderOptions } from "./forwarder.ts";
 import { type HealthSnapshot, schedulerHealth } from "./health_server.ts";
+import type { Leases } from "./leases.ts";
 import type { ForwardMetrics } from "./metrics.ts";
 import { Schedule } from "./schedule.ts";
 
@@ -40,6 +41,13 @@ export interface LoopOptions {
   maintenance?: () => Promise<void>;
   /** Cheap upkeep after a tick whose runs wrote something (a WAL checkpoint). */
   checkpoint?: () => Promise<void>;
+  /**
+   * With state shared by several processes: a feed is started only while its channel's lease
+   * is held; channels taken later (a process died or handed them back) have their feeds run at
+   * once, after `onTakeover`. The loop starts the renewals; the runtime hands them back.
+   */
+  leases?: Pick<Leases, "holds" | "setChannels" | "start" | "onTaken" | "busy">;
+  onTakeover?: (channels: string[], feeds: FeedSettings[]) => Promise<void>;
 }
 
 export interface ReloadChanges {
@@ -112,7 +120,33 @@ export class Loop {
       });
     }
     if (this.#options.maintenance) this.#maintain();
+    const leases = this.#options.leases;
+    if (leases) {
+      leases.busy = (channel) =>
+        [...this.#inFlight.keys()].some((name) => this.#feeds.get(name)?.channel === channel);
+      leases.onTaken = (channels) => this.#takenOver(channels);
+      leases.start();
+    }
     this.#tick();
+  }
+
+  /** Runs at once the feeds of channels just taken over: they catch up as after a restart. */
+  #takenOver(channels: string[]): void {
+    if (this.#stopping) return;
+    const taken = new Set(channels);
+    const feeds = [...this.#feeds.values()].filter((f) => taken.has(f.channel));
+    this.#logger.info("leases taken; running their feeds now", {
+      channels: channels.join(","),
+      feeds: feeds.length,
+    });
+    const ready = this.#options.onTakeover?.(channels, feeds) ?? Promise.resolve();
+    const run = ready.catch((error) => {
+      this.#logger.warn("taking the channels over", { error: messageOf(error) });
+    }).then(() => {
+      const idle = feeds.filter((f) => !this.#inFlight.has(f.name));
+      if (!this.#stopping && idle.length > 0) this.#launch(idle);
+    }).finally(() => this.#runs.delete(run));
+    this.#runs.add(run);
   }
 
   /**
@@ -123,6 +157,7 @@ export class Loop {
     const now = new Date(this.#clock.now());
     const before = this.#feeds;
     const { added, changed: cronChanged, removed } = this.#install(feeds, now);
+    this.#options.leases?.setChannels(feeds.map((f) => f.channel));
     const changed = feeds
       .filter((f) =>
         before.has(f.name) &&
@@ -237,6 +272,8 @@ export class Loop {
       this.#options.metrics?.setNextRun(name, this.#schedule.nextFor(name));
       const feed = this.#feeds.get(name);
       if (!feed) continue;
+      // Another process holds the channel and runs this slot.
+      if (this.#options.leases && !this.#options.leases.holds(feed.channel)) continue;
       if (this.#inFlight.has(name)) {
         this.#logger.warn("previous run still going; skipping this one", {
           feed: name,

@@ -244,6 +244,14 @@ export class ForwardMetrics {
     if (this.#feeds.delete(feed)) this.#sorted = null;
   }
 
+  /** With remote state: the channel leases this process holds, and has lost over its life. */
+  #leases: (() => { held: number; lost: number }) | null = null;
+
+  /** Reads the leases at each render (src/forward/leases.ts); absent for a local database. */
+  watchLeases(read: () => { held: number; lost: number }): void {
+    this.#leases = read;
+  }
+
   /** The whole exposition, families in a fixed order, feeds sorted by name. */
   render(): string {
     const out = this.#out;
@@ -335,6 +343,18 @@ export class ForwardMetrics {
     family("courier_messenger_responses_total", "counter", "Bot API responses, by HTTP status.");
     for (const code of [...this.#responses.keys()].sort((a, b) => a - b)) {
       sample("courier_messenger_responses_total", `code="${code}"`, this.#responses.get(code)!);
+    }
+
+    if (this.#leases) {
+      const { held, lost } = this.#leases();
+      family("courier_leases_held", "gauge", "Channel leases this process holds (db_url).");
+      sample("courier_leases_held", "", held);
+      family(
+        "courier_leases_lost_total",
+        "counter",
+        "Channel leases lost to expiry or to another process (db_url).",
+      );
+      sample("courier_leases_lost_total", "", lost);
     }
 
     family("courier_build_info", "gauge", "Always 1; the version of courier running.");

@@ -16,10 +16,12 @@ import {
   type Sent,
 } from "../messenger/bot_api.ts";
 import type { Message } from "../messenger/format.ts";
-import { Pacer } from "../messenger/pacer.ts";
+import { Pacer, seedPacer, TELEGRAM_LIMITS } from "../messenger/pacer.ts";
 import { openProxyClient, type ProxyClient } from "../net/client.ts";
 import { parseProxy } from "../net/proxy.ts";
-import { dbPath, Store } from "../store/db.ts";
+import { Store } from "../store/db.ts";
+import { describeLocation, stateLocation } from "../store/location.ts";
+import { DEFAULT_LEASE_TTL_MS, holderName, Leases } from "./leases.ts";
 import { LastSuccessFile, readLastSuccess } from "../store/last_success.ts";
 import { acquireLock, type DataDirLock } from "../store/lock.ts";
 import { PrintingOutbox, readOnlyState } from "./dry_run.ts";
@@ -122,6 +124,20 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** Told the HTTP status of every Bot API answer. */
   onMessengerResponse?: (status: number) => void;
+  /**
+   * With remote state: `once` takes every free channel's lease for its run (`takeAll`);
+   * `forward` takes its share and renews (src/forward/leases.ts). Default `forward`'s way.
+   */
+  leaseAll?: boolean;
+}
+
+/** Telegram counts a minute back; a second more covers the time between send and record. */
+const SEED_WINDOW_MS = TELEGRAM_LIMITS.perChat.windowMs + 1_000;
+
+/** The lease TTL: $COURIER_LEASE_TTL seconds (tests, impatient operators), else 60 s. */
+function leaseTtlMs(): number {
+  const value = Number(Deno.env.get("COURIER_LEASE_TTL"));
+  return Number.isFinite(value) && value > 0 ? value * 1000 : DEFAULT_LEASE_TTL_MS;
 }
 
 /**
@@ -153,9 +169,13 @@ async function priorSuccesses(
   store: Store | null,
   logger: Logger,
 ): Promise<ReadonlyMap<string, Date>> {
-  const prior = await readLastSuccess(settings.lastLoadedPath).catch(() => new Map<string, Date>());
+  // With remote state the database's record is the one every machine shares.
+  const prior = store?.remote
+    ? await store.lastSuccesses()
+    : await readLastSuccess(settings.lastLoadedPath).catch(() => new Map<string, Date>());
+  if (store?.remote) return prior;
   if (prior.size === 0 || (store !== null && !(await store.isEmpty()))) return prior;
-  const db = store?.path ?? dbPath(settings.dbDir);
+  const db = store?.path ?? describeLocation(stateLocation(settings));
   logger.warn(
     `state lost or moved: ${db} is ${store === null ? "missing" : "new or empty"} but ` +
       `${settings.lastLoadedPath} lists ${prior.size} feed${prior.size === 1 ? "" : "s"} that ` +
@@ -165,10 +185,31 @@ async function priorSuccesses(
   return prior;
 }
 
+/**
+ * With remote state each success goes to the database (authoritative: start-up and `status`
+ * read it on every machine) and to the local last-success file (a copy for this machine).
+ */
+function sharedSuccessLog(store: Store, file: LastSuccessFile): SuccessLog {
+  return {
+    record: (feed, at) => {
+      store.recordSuccess(feed, at);
+      return file.record(feed, at);
+    },
+    writeNow: () => file.writeNow(),
+    flush: async () => {
+      await Promise.all([store.flushSuccesses(), file.flush()]);
+    },
+  };
+}
+
 /** The opened runtime; `close` releases everything, in the reverse order of opening. */
 export class Runtime {
   #messengerKey = "";
   #makeBotApi: ((settings: Settings) => BotApi) | null = null;
+  /** With remote state: this process's channel leases; null for a local file or a dry run. */
+  leases: Leases | null = null;
+  #pacer: Pacer | null = null;
+  #clock: Clock = realClock;
 
   private constructor(
     readonly state: ForwardState,
@@ -200,7 +241,7 @@ export class Runtime {
       if (dryRun) {
         // Reads the state if there is one (to show what a real run would send now); creates
         // and changes nothing, and needs no token.
-        store = await Store.open(settings.dbDir, { readOnly: true });
+        store = await Store.openAt(stateLocation(settings), { readOnly: true });
         const prior = await priorSuccesses(settings, store, logger);
         return new Runtime(
           readOnlyState(store),
@@ -214,19 +255,34 @@ export class Runtime {
           prior,
         );
       }
-      lock = await acquireLock(settings.dataDir);
-      if (lock.takenOverFrom !== null) {
-        logger.info("took over a lock left by a process that is gone", {
-          pid: lock.takenOverFrom,
-        });
+      const location = stateLocation(settings);
+      // The lock guards a local database; processes sharing a server coordinate by leases.
+      if (location.kind === "file") {
+        lock = await acquireLock(settings.dataDir);
+        if (lock.takenOverFrom !== null) {
+          logger.info("took over a lock left by a process that is gone", {
+            pid: lock.takenOverFrom,
+          });
+        }
       }
-      const opened = (await Store.open(settings.dbDir, { clock }))!;
+      const opened = (await Store.openAt(location, { clock }))!;
       store = opened;
       const migrations = await opened.chatMigrations();
       const prior = await priorSuccesses(settings, opened, logger);
       // One pacer for the life of the process: Telegram's limits hold across feeds, ticks and
       // a reload that replaces the client.
       const pacer = new Pacer();
+      // What the state says went out in the last minute still counts at Telegram: a restart
+      // (or another process before this one) must not send a channel's 20 again.
+      const seeded = seedPacer(
+        pacer,
+        await opened.sentSince(new Date(clock.now() - SEED_WINDOW_MS)),
+        clock.now(),
+        clock.monotonic(),
+      );
+      if (seeded > 0) {
+        logger.debug("messenger limits seeded from the state", { sent_last_minute: seeded });
+      }
       const makeBotApi = (current: Settings) =>
         new BotApi({
           baseUrl: options.messengerApi,
@@ -242,10 +298,11 @@ export class Runtime {
           },
           onResponse: options.onMessengerResponse,
         });
+      const file = new LastSuccessFile(settings.lastLoadedPath, { clock });
       const runtime = new Runtime(
         opened,
         new SwitchableOutbox(makeBotApi(settings)),
-        new LastSuccessFile(settings.lastLoadedPath, { clock }),
+        opened.remote ? sharedSuccessLog(opened, file) : file,
         migrations,
         proxies,
         opened,
@@ -255,6 +312,24 @@ export class Runtime {
         settings.feeds.map((f) => f.name),
       );
       runtime.#makeBotApi = makeBotApi;
+      runtime.#pacer = pacer;
+      runtime.#clock = clock;
+      if (opened.remote) {
+        const leases = new Leases({
+          store: opened,
+          clock,
+          logger,
+          holder: holderName(Deno.hostname(), Deno.pid),
+          ttlMs: leaseTtlMs(),
+          takeAll: options.leaseAll,
+        });
+        leases.onHolders = (count) => pacer.shareGlobal(count);
+        leases.setChannels(options.feeds.map((f) => f.channel));
+        runtime.leases = leases;
+        // The first step before any run: a feed runs only under its channel's lease.
+        await leases.refresh();
+        logger.info("leases", { holder: leases.holder, channels: leases.held });
+      }
       runtime.#messengerKey = messengerKey(settings);
       return runtime;
     } catch (error) {
@@ -295,9 +370,17 @@ export class Runtime {
   /** What a Forwarder (or a Loop's) takes from the runtime: state, outbox, migrations, proxies. */
   get forwarderParts(): Pick<
     ForwarderOptions,
-    "state" | "outbox" | "successLog" | "migrations" | "fetchClientFor" | "priorSuccesses"
+    | "state"
+    | "outbox"
+    | "successLog"
+    | "migrations"
+    | "fetchClientFor"
+    | "priorSuccesses"
+    | "holds"
   > {
+    const leases = this.leases;
     return {
+      holds: leases ? (channel) => leases.holds(channel) : undefined,
       priorSuccesses: this.priorSuccesses,
       state: this.state,
       outbox: this.outbox,
@@ -319,7 +402,9 @@ export class Runtime {
     logger: Logger,
     configured: readonly string[] = this.configured,
   ): Promise<void> {
-    if (this.lock === null || this.store === null) return;
+    // Not for a dry run (no messenger); with remote state any process may prune: it is
+    // idempotent, and meta.pruned_at makes the others skip it for a day.
+    if (this.#makeBotApi === null || this.store === null) return;
     try {
       const pruned = await this.store.pruneIfDue(now, { configured });
       if (pruned && (pruned.entries > 0 || pruned.runs > 0 || pruned.droppedFeeds.length > 0)) {
@@ -335,7 +420,31 @@ export class Runtime {
     }
   }
 
+  /**
+   * Before running the feeds of channels just taken from another process: Telegram's limits
+   * are seeded with what the state says went to them in the last minute, and what this
+   * process remembers of those feeds (validators, latest run rows) is dropped, since the other
+   * process wrote newer ones.
+   */
+  async takeOver(channels: readonly string[], feeds: readonly FeedSettings[]): Promise<void> {
+    if (this.store === null || this.#pacer === null) return;
+    const taken = new Set(channels);
+    const mine = feeds.filter((f) => taken.has(f.channel));
+    await this.store.adopt(mine.map((f) => f.name));
+    const chats = new Set(channels.map((c) => this.migrations.get(c) ?? c));
+    const now = this.#clock.now();
+    seedPacer(
+      this.#pacer,
+      await this.store.sentSince(new Date(now - SEED_WINDOW_MS)),
+      now,
+      this.#clock.monotonic(),
+      chats,
+    );
+  }
+
   async close(): Promise<void> {
+    // Handed back only now, after every write of this process: the next holder sees them.
+    await this.leases?.stop();
     // A dry run's store is read-only: shutdown only closes it.
     const failure = await this.store?.shutdown();
     if (failure) {

@@ -51,6 +51,8 @@ export interface FeedStatus {
   refused?: readonly RefusedView[];
   /** Entries the feed's filter dropped (never posted); default 0. */
   filteredTotal?: number;
+  /** With remote state: the process holding the feed's channel, and until when; else absent. */
+  lease?: { holder: string; expiresAt: Date } | null;
 }
 
 export interface RefusedView {
@@ -194,8 +196,17 @@ export function renderStatusTable(feeds: readonly FeedStatus[], options: TableOp
         `  filtered: ${filtered} ${filtered === 1 ? "entry" : "entries"} dropped by its filter`,
       );
     }
+    if (feed.lease !== undefined) out.push(leaseLine(feed.lease, now));
   });
   return out.join("\n") + "\n";
+}
+
+/** Under a feed of remote state: which process runs it (its channel's lease holder). */
+function leaseLine(lease: FeedStatus["lease"], now: Date): string {
+  if (!lease) return "  held by: no process";
+  const expired = lease.expiresAt.getTime() <= now.getTime();
+  return `  held by: ${oneLine(lease.holder)} (${expired ? "expired" : "lease ends"} ` +
+    `${formatRelative(lease.expiresAt, now)})`;
 }
 
 /**
@@ -246,6 +257,11 @@ export function renderStatusJson(feeds: readonly FeedStatus[], now: Date): strin
       refused_at: e.at.toISOString(),
     })),
     filtered_total: f.filteredTotal ?? 0,
+    ...(f.lease === undefined ? {} : {
+      lease: f.lease === null
+        ? null
+        : { holder: f.lease.holder, expires_at: f.lease.expiresAt.toISOString() },
+    }),
   }));
   return JSON.stringify(doc, null, 2) + "\n";
 }

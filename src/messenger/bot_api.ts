@@ -188,6 +188,12 @@ export class BotApi implements Outbox {
         if (r.at > now) await this.#sleep(r.at - now, signal);
         return r.at;
       }
+      // Telegram's 20 a minute for this chat are used (seeded from the state after a restart):
+      // worth a line, since nothing else shows why the channel went quiet.
+      this.#opts.logger?.debug("waiting for the chat's rate limit", {
+        chat,
+        wait_ms: Math.round(r.retryAt - now),
+      });
       await this.#sleep(r.retryAt - now, signal);
     }
   }

@@ -37,8 +37,34 @@ export class Pacer {
   readonly #chats = new Map<string, number[]>();
   readonly #blocked = new Map<string, number>();
   readonly #global: number[] = [];
+  /** The overall count this process may use: all of it, or its share (see shareGlobal). */
+  #globalCount: number;
 
-  constructor(readonly limits: RateLimits = TELEGRAM_LIMITS) {}
+  constructor(readonly limits: RateLimits = TELEGRAM_LIMITS) {
+    this.#globalCount = limits.global.count;
+  }
+
+  /**
+   * Processes sharing one bot (several `forward`s on one db_url) split the overall limit
+   * evenly: each sends at most floor(30 / processes) a second, so together they stay within it
+   * without a round trip per message.
+   */
+  shareGlobal(processes: number): void {
+    this.#globalCount = Math.max(1, Math.floor(this.limits.global.count / Math.max(1, processes)));
+  }
+
+  /**
+   * Replaces what the pacer knows of `chat`'s recent sends with `times` (on this pacer's
+   * monotonic clock, oldest first): the sends the state recorded in the last minute, so a
+   * process that starts, or takes a channel over from another, counts what Telegram counts.
+   * They are added to the overall log too.
+   */
+  seed(chat: string, times: readonly number[]): void {
+    const count = this.limits.perChat.count;
+    this.#chats.set(chat, times.slice(-count));
+    const g = [...this.#global, ...times].sort((a, b) => a - b);
+    this.#global.splice(0, this.#global.length, ...g.slice(-this.limits.global.count));
+  }
 
   /** The earliest time ≥ now at which `chat` is within its own limit and not blocked. */
   chatReadyAt(chat: string, now: number): number {
@@ -55,13 +81,14 @@ export class Pacer {
   reserve(chat: string, now: number): Reservation {
     const chatReady = this.chatReadyAt(chat, now);
     if (chatReady > now) return { reserved: false, retryAt: chatReady };
-    const { count, windowMs } = this.limits.global;
+    const { windowMs } = this.limits.global;
+    const count = this.#globalCount;
     const g = this.#global;
     const at = g.length >= count
       ? Math.max(now, g[g.length - count] + windowMs + this.limits.marginMs)
       : now;
     g.push(at);
-    if (g.length > count) g.shift();
+    if (g.length > this.limits.global.count) g.shift();
     const log = this.#chats.get(chat) ?? [];
     log.push(at);
     if (log.length > this.limits.perChat.count) log.shift();
@@ -97,4 +124,27 @@ export class Pacer {
     const log = this.#chats.get(from);
     if (log) this.#chats.set(to, log);
   }
+}
+
+/**
+ * Seeds `pacer` with the sends the state recorded (wall times), converted to the pacer's
+ * monotonic clock: a send `wallNow - at` ago happened at `monoNow - (wallNow - at)`. Only the
+ * chats in `chats` when given (a takeover), else every chat found (a start).
+ */
+export function seedPacer(
+  pacer: Pacer,
+  sends: readonly { chat: string; at: Date }[],
+  wallNow: number,
+  monoNow: number,
+  chats?: ReadonlySet<string>,
+): number {
+  const byChat = new Map<string, number[]>();
+  for (const { chat, at } of sends) {
+    if (chats && !chats.has(chat)) continue;
+    const list = byChat.get(chat) ?? [];
+    list.push(monoNow - (wallNow - at.getTime()));
+    byChat.set(chat, list);
+  }
+  for (const [chat, times] of byChat) pacer.seed(chat, times.sort((a, b) => a - b));
+  return [...byChat.values()].reduce((n, t) => n + t.length, 0);
 }

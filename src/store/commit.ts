@@ -1,4 +1,4 @@
-import type { Database, InStatement, ResultSet } from "./sqlite.ts";
+import type { InStatement, ResultSet, SqlClient } from "./sql.ts";
 
 /**
  * Commits statements as one transaction, or together with those of other callers waiting at
@@ -14,7 +14,7 @@ export class GroupCommit {
   }[] = [];
   #committing: Promise<void> | null = null;
 
-  constructor(private readonly client: Database) {}
+  constructor(private readonly client: SqlClient) {}
 
   commit(statements: InStatement[]): Promise<ResultSet[]> {
     return new Promise((resolve, reject) => {

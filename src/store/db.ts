@@ -1,4 +1,8 @@
 import { Database } from "./sqlite.ts";
+import type { SqlClient } from "./sql.ts";
+import { openRemote } from "./remote.ts";
+import { dbPath, describeLocation, type StateLocation } from "./location.ts";
+import { type LeaseClaim, type LeaseHolding, LeasesTable } from "./leases.ts";
 import type { Entry } from "../feeds/entry.ts";
 import { type Clock, realClock, type TimerId } from "../log/clock.ts";
 import { GroupCommit } from "./commit.ts";
@@ -15,6 +19,8 @@ export { StoreError, storeFailure } from "./failure.ts";
 export type { StoredValidators } from "./validators.ts";
 export type { PruneCounts, RetentionRules } from "./retention.ts";
 export { DEFAULT_RETENTION } from "./retention.ts";
+export type { StateLocation } from "./location.ts";
+export type { LeaseClaim, LeaseHolding } from "./leases.ts";
 
 /**
  * `passive` copies to courier.db what no reader still needs and never waits: for a process
@@ -31,12 +37,7 @@ export interface CheckpointResult {
   checkpointedFrames: number;
 }
 
-export const DB_FILE = "courier.db";
-
-/** The path of the forwarder's database inside `dbDir`. */
-export function dbPath(dbDir: string): string {
-  return `${dbDir.replace(/\/+$/, "")}/${DB_FILE}`;
-}
+export { DB_FILE, dbPath } from "./location.ts";
 
 export interface StoreOptions {
   /** Open an existing database for reading only; a missing one yields null. */
@@ -78,11 +79,17 @@ export class Store {
   readonly #runs: RunsTable;
   readonly #validators: ValidatorsTable;
   readonly #readOnly: boolean;
+  readonly #leases: LeasesTable;
+  /** Last successes not yet written (remote state keeps them in the database). */
+  #successes = new Map<string, string>();
 
   private constructor(
-    private readonly client: Database,
+    private readonly client: SqlClient,
+    /** The file, or the server's URL with its credentials hidden: for messages. */
     readonly path: string,
     options: StoreOptions,
+    /** Whether the database is a libSQL server (no WAL to checkpoint, other processes). */
+    readonly remote = false,
   ) {
     this.#readOnly = options.readOnly === true;
     this.#clock = options.clock ?? realClock;
@@ -91,6 +98,19 @@ export class Store {
     this.#entries = new EntriesTable(client);
     this.#runs = new RunsTable(client, this.#commits);
     this.#validators = new ValidatorsTable(client);
+    this.#leases = new LeasesTable(client);
+  }
+
+  /** Opens the state where `location` says: a local file (as open) or a libSQL server. */
+  static async openAt(location: StateLocation, options: StoreOptions = {}): Promise<Store | null> {
+    if (location.kind === "file") return await Store.open(location.dbDir, options);
+    const shown = describeLocation(location);
+    const client = await openRemote(location.url, location.authToken?.reveal()).catch(
+      (error) => {
+        throw storeFailure("open the database", shown, error);
+      },
+    );
+    return await Store.#ready(new Store(client, shown, options, true), options);
   }
 
   /**
@@ -128,7 +148,12 @@ export class Store {
     } catch (error) {
       throw new StoreError(`cannot open ${path}: ${describeFailure(error)}`, sqliteCode(error));
     }
-    const store = new Store(client, path, options);
+    return await Store.#ready(new Store(client, path, options), options);
+  }
+
+  /** Checks the schema version and migrates (or, read-only, refuses an old schema). */
+  static async #ready(store: Store, options: StoreOptions): Promise<Store | null> {
+    const { client, path } = store;
     // What the open was doing when it failed, for the message.
     let step = options.readOnly ? "read the state" : "migrate the schema";
     try {
@@ -138,6 +163,11 @@ export class Store {
           `database ${path} has schema version ${version}, newer than this courier ` +
             `understands (${SCHEMA_VERSION}); upgrade courier`,
         );
+      }
+      if (options.readOnly && store.remote && version === 0) {
+        // A server's database nothing has written to yet: as a missing local file.
+        client.close();
+        return null;
       }
       if (options.readOnly) {
         if (version < SCHEMA_VERSION) {
@@ -160,6 +190,7 @@ export class Store {
 
   close(): void {
     this.#disarm();
+    this.#successes.clear();
     this.client.close();
   }
 
@@ -172,7 +203,7 @@ export class Store {
    */
   async shutdown(): Promise<StoreError | null> {
     let failure: StoreError | null = null;
-    if (!this.#readOnly) {
+    if (!this.#readOnly && !this.remote) {
       await this.checkpoint("truncate").catch((error) => {
         failure = storeFailure("checkpoint the WAL", this.path, error);
       });
@@ -188,6 +219,8 @@ export class Store {
    * and is passive too, so without them a reader could pin an ever-growing WAL.
    */
   async checkpoint(mode: CheckpointMode = "passive"): Promise<CheckpointResult> {
+    // A server keeps its own log; there is no local WAL to copy.
+    if (this.remote) return { busy: false, logFrames: 0, checkpointedFrames: 0 };
     const rs = await this.#step(
       "checkpoint the WAL",
       () =>
@@ -249,8 +282,14 @@ export class Store {
 
   private async migrate(from: number): Promise<void> {
     for (let v = from; v < MIGRATIONS.length; v++) {
-      // Each migration and its version bump commit together or not at all.
-      await this.client.batch([...MIGRATIONS[v], `PRAGMA user_version = ${v + 1}`]);
+      try {
+        // Each migration and its version bump commit together or not at all.
+        await this.client.batch([...MIGRATIONS[v], `PRAGMA user_version = ${v + 1}`]);
+      } catch (error) {
+        // Another process sharing the database (db_url) may have run it first.
+        if (await this.version() > v) continue;
+        throw error;
+      }
     }
   }
 
@@ -431,6 +470,77 @@ export class Store {
               migrated_at = excluded.migrated_at`,
         args: [from, to, iso(at)],
       }));
+  }
+
+  /**
+   * Notes a feed's successful run at `at`, for the `last_success` table; written by the next
+   * flushSuccesses, in one statement for all of them. Remote state only: there the table is
+   * what start-up and `status` read on every machine (the last-success file is a local copy).
+   */
+  recordSuccess(feed: string, at: Date): void {
+    this.#successes.set(feed, iso(at));
+  }
+
+  /** Writes the successes noted since the last call (one statement); never moves one back. */
+  async flushSuccesses(): Promise<void> {
+    if (this.#successes.size === 0) return;
+    const rows = JSON.stringify([...this.#successes]);
+    this.#successes = new Map();
+    await this.#step("record the last successes", () =>
+      this.#commits.commit([{
+        sql: `INSERT INTO last_success (feed, at) SELECT value ->> 0, value ->> 1
+              FROM json_each(?) WHERE true
+              ON CONFLICT (feed) DO UPDATE SET at = max(at, excluded.at)`,
+        args: [rows],
+      }]));
+  }
+
+  /** Each feed's last successful run as the database records it (remote state). */
+  async lastSuccesses(): Promise<Map<string, Date>> {
+    const rs = await this.#step(
+      "read the state",
+      () => this.client.execute("SELECT feed, at FROM last_success"),
+    );
+    return new Map(rs.rows.map((row) => [String(row[0]), new Date(String(row[1]))]));
+  }
+
+  /**
+   * The messages recorded as sent at or after `since`, oldest first: what Telegram still
+   * counts against its limits when a process starts or takes a channel over.
+   */
+  async sentSince(since: Date): Promise<{ chat: string; at: Date }[]> {
+    const rs = await this.#step("read the state", () =>
+      this.client.execute({
+        sql: `SELECT chat_id, sent_at FROM entries
+              WHERE status = 'sent' AND sent_at >= ? ORDER BY sent_at`,
+        args: [since.toISOString()],
+      }));
+    return rs.rows.map((row) => ({ chat: String(row[0]), at: new Date(String(row[1])) }));
+  }
+
+  /** One round trip of the lease protocol (leases.ts): renew, release, claim, count. */
+  claimLeases(claim: LeaseClaim): Promise<LeaseHolding> {
+    return this.#step("take the channels' leases", () => this.#leases.claim(claim));
+  }
+
+  /** Hands `channels` back (a clean stop), and the holder's presence with them when `all`. */
+  releaseLeases(holder: string, channels: readonly string[], all: boolean): Promise<void> {
+    return this.#step("hand the leases back", () => this.#leases.release(holder, channels, all));
+  }
+
+  /** Who holds which channel, with expiry (ms since the epoch): for `status`. */
+  leaseHolders(): Promise<Map<string, { holder: string; expiresAt: number }>> {
+    return this.#step("read the state", () => this.#leases.all());
+  }
+
+  /**
+   * Forgets what this process keeps in memory about `feeds` (validators, known feeds, the
+   * latest no-op run row): another process sharing the database ran them meanwhile.
+   */
+  async adopt(feeds: readonly string[]): Promise<void> {
+    await this.#entries.forget(feeds);
+    await this.#validators.forget(feeds);
+    this.#runs.forget(feeds);
   }
 
   /** Runs a call of `step`; its failure becomes a StoreError naming the step and the file. */

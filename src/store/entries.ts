@@ -1,4 +1,4 @@
-import type { Database, InStatement } from "./sqlite.ts";
+import type { InStatement, SqlClient } from "./sql.ts";
 import type { Entry } from "../feeds/entry.ts";
 import { dateOf, iso } from "./times.ts";
 
@@ -8,7 +8,7 @@ import { dateOf, iso } from "./times.ts";
  * message goes out.
  */
 export class EntriesTable {
-  constructor(private readonly client: Database) {}
+  constructor(private readonly client: SqlClient) {}
 
   /** Whether the feed has had its first sighting (its first successful read). */
   async isKnownFeed(feed: string): Promise<boolean> {

@@ -128,6 +128,27 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     `ALTER TABLE entries_v6 RENAME TO entries`,
     `CREATE INDEX entries_by_last_seen ON entries (feed, last_seen_at)`,
   ],
+  // 7: several processes on one database (a libSQL server): who holds each channel's lease
+  // and until when (ms since the epoch), which processes are alive, each feed's last success
+  // (authoritative with remote state); and the sends of the last minute found by time, which
+  // seeds Telegram's limits at a start or a takeover (src/forward/leases.ts, pacer seeding).
+  [
+    `CREATE TABLE leases (
+      channel TEXT PRIMARY KEY,
+      holder TEXT NOT NULL,
+      expires_at INTEGER NOT NULL,
+      taken_at INTEGER NOT NULL
+    ) STRICT`,
+    `CREATE TABLE lease_holders (
+      holder TEXT PRIMARY KEY,
+      expires_at INTEGER NOT NULL
+    ) STRICT`,
+    `CREATE TABLE last_success (
+      feed TEXT PRIMARY KEY,
+      at TEXT NOT NULL
+    ) STRICT`,
+    `CREATE INDEX entries_by_sent ON entries (sent_at) WHERE status = 'sent'`,
+  ],
 ];
 
 /** The schema version this build writes and understands. */

@@ -11,7 +11,7 @@
  * event loop between them: a long-running forwarder's own writes (an entry marked sent) never
  * wait behind a whole prune, and readers (`browse`, `status`) are never blocked in WAL mode.
  */
-import type { Database } from "./sqlite.ts";
+import type { SqlClient } from "./sql.ts";
 
 export interface RetentionRules {
   /** Entries seen, runs finished, and removed feeds active within this many days are kept. */
@@ -59,7 +59,7 @@ const yieldTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
  * leaves whatever batches committed deleted, and the next prune goes on from there.
  */
 export async function prune(
-  client: Database,
+  client: SqlClient,
   now: Date,
   rules: Partial<RetentionRules> = {},
 ): Promise<PruneCounts> {
@@ -155,7 +155,7 @@ export async function prune(
 
 /** The latest sign of life of a feed's state: its last run, parsed read or first sighting. */
 async function lastActivity(
-  client: Database,
+  client: SqlClient,
   feed: string,
   lastParsed: string | null,
   firstSeen: string | null,

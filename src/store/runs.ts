@@ -1,4 +1,4 @@
-import type { Database, InStatement } from "./sqlite.ts";
+import type { InStatement, SqlClient } from "./sql.ts";
 import type { GroupCommit } from "./commit.ts";
 import { isoConverter } from "./times.ts";
 
@@ -82,7 +82,7 @@ export class RunsTable {
   #runsQueued = 0;
   #otherRunQueued = new Map<string, number>();
 
-  constructor(private readonly client: Database, private readonly commits: GroupCommit) {}
+  constructor(private readonly client: SqlClient, private readonly commits: GroupCommit) {}
 
   /** No-op rows waiting to be written. */
   get buffered(): number {

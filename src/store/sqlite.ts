@@ -14,17 +14,9 @@
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 
-export type SqlValue = null | number | bigint | string | Uint8Array;
-export type Row = SqlValue[];
+import type { InStatement, ResultSet, Row, SqlClient } from "./sql.ts";
 
-/** A statement with positional `?` arguments, or bare SQL. */
-export type InStatement = string | { sql: string; args?: readonly SqlValue[] };
-
-export interface ResultSet {
-  rows: Row[];
-  /** Rows changed by an INSERT, UPDATE or DELETE (0 for a query). */
-  rowsAffected: number;
-}
+export type { InStatement, ResultSet, Row, SqlClient, SqlValue } from "./sql.ts";
 
 /**
  * A failed SQLite call, with SQLite's result code in the words libSQL uses (`SQLITE_FULL`,
@@ -126,7 +118,7 @@ function sqliteError(error: unknown): unknown {
 const PREPARED_KEPT = 64;
 
 /** One connection to a database file. */
-export class Database {
+export class Database implements SqlClient {
   readonly #db: DatabaseSync;
   /**
    * Prepared once per SQL text: the store runs the same few statements over and over. Bounded,
@@ -138,10 +130,10 @@ export class Database {
     this.#db = db;
   }
 
-  /** Opens (creating it if missing) the database file at `path`. */
-  static open(path: string): Database {
+  /** Opens (creating it if missing, unless `readOnly`) the database file at `path`. */
+  static open(path: string, options: { readOnly?: boolean } = {}): Database {
     try {
-      return new Database(new DatabaseSync(path));
+      return new Database(new DatabaseSync(path, { readOnly: options.readOnly === true }));
     } catch (error) {
       throw sqliteError(error);
     }

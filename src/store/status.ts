@@ -1,11 +1,13 @@
 /**
- * The read-only queries behind `courier status`: each feed's latest run and how many entries
- * it has sent. The database is opened with SQLite's `mode=ro` (the engine itself refuses every
- * write), never created, migrated or locked, so this works beside a running `forward` or
- * `once`: in WAL mode a reader neither waits for the writer nor holds it up.
+ * The read-only queries behind `courier status`: each feed's latest run, how many entries it
+ * has sent, and with remote state who holds it. Through the store's own clients (sqlite.ts for
+ * a file, remote.ts for a server), so status reads what the forwarder writes, the same way.
  */
-import Database from "libsql";
-import { dbPath } from "./db.ts";
+import { Database } from "./sqlite.ts";
+import type { SqlClient } from "./sql.ts";
+import { describeFailure } from "./failure.ts";
+import { dbPath, describeLocation, type StateLocation } from "./location.ts";
+import { openRemote } from "./remote.ts";
 import { SCHEMA_VERSION } from "./migrations.ts";
 
 /** The database cannot be read for a status report; the message names the file. */
@@ -63,64 +65,74 @@ const NEVER: FeedRecord = {
   filteredTotal: 0,
 };
 
-/** An SQLite URI for reading `path` only; `%`, `?` and `#` in the path are escaped. */
-function readOnlyUri(path: string): string {
-  const encoded = path.replace(
-    /[%?#]/g,
-    (c) => "%" + c.charCodeAt(0).toString(16).padStart(2, "0"),
-  );
-  return `file:${encoded}?mode=ro`;
-}
-
 /**
- * What the database in `dbDir` records for each of `feeds`, read in one snapshot; feeds it
- * knows nothing about get no runs and no entries. A database that does not exist yet (nothing
- * ran) yields null. A newer schema than this courier's is refused (exit code 2); an older one
- * is read as it is, since only version 1 columns are needed.
+ * What the state records for each of `feeds`, read-only: a local file is opened read-only
+ * (the engine refuses every write), never created, migrated or locked, so this works beside a
+ * running `forward` or `once` (in WAL mode a reader neither waits for the writer nor holds it
+ * up); a server is read through the same client as the store's. A database that does not
+ * exist yet (nothing ran) yields null. A newer schema than this courier's is refused (exit
+ * code 2); an older one is read as it is, since only version 1 columns are needed. A few
+ * queries for all feeds together: a handful of round trips to a server, whatever the count.
  */
-export function readFeedRecords(
-  dbDir: string,
+export async function readFeedRecords(
+  where: string | StateLocation,
   feeds: readonly string[],
   since: Date,
-): Map<string, FeedRecord> | null {
-  const path = dbPath(dbDir);
-  try {
-    Deno.statSync(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
-    throw new StatusReadError(`cannot read database ${path}: ${(error as Error).message}`, 1);
+): Promise<StatusRecords | null> {
+  const location: StateLocation = typeof where === "string"
+    ? { kind: "file", dbDir: where }
+    : where;
+  const path = describeLocation(location);
+  let db: SqlClient;
+  if (location.kind === "file") {
+    try {
+      Deno.statSync(dbPath(location.dbDir));
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return null;
+      throw new StatusReadError(`cannot read database ${path}: ${(error as Error).message}`, 1);
+    }
+    try {
+      db = Database.open(dbPath(location.dbDir), { readOnly: true });
+    } catch (error) {
+      throw new StatusReadError(`cannot open database ${path}: ${describeFailure(error)}`, 1);
+    }
+  } else {
+    db = await openRemote(location.url, location.authToken?.reveal());
   }
-  let db: InstanceType<typeof Database>;
-  try {
-    db = new Database(readOnlyUri(path));
-  } catch (error) {
-    throw new StatusReadError(`cannot open database ${path}: ${reason(error)}`, 1);
-  }
+  const local = location.kind === "file";
   try {
     // A writer checkpointing (or starting up) holds its lock only briefly.
-    db.exec("PRAGMA busy_timeout = 5000");
-    // One read transaction: every feed's figures come from the same moment.
-    db.exec("BEGIN");
+    if (local) await db.execute("PRAGMA busy_timeout = 5000");
+    // One read transaction on a file: every feed's figures come from the same moment.
+    if (local) await db.execute("BEGIN");
     try {
-      return readAll(db, path, feeds, since);
+      return await readAll(db, path, feeds, since, !local);
     } finally {
-      db.exec("COMMIT");
+      if (local) await db.execute("COMMIT");
     }
   } catch (error) {
     if (error instanceof StatusReadError) throw error;
-    throw new StatusReadError(`cannot read database ${path}: ${reason(error)}`, 1);
+    throw new StatusReadError(`cannot read database ${path}: ${describeFailure(error)}`, 1);
   } finally {
     db.close();
   }
 }
 
-function readAll(
-  db: InstanceType<typeof Database>,
+export interface StatusRecords extends Map<string, FeedRecord> {
+  /** With remote state: each feed's last success as the database records it (authoritative). */
+  lastSuccess?: Map<string, Date>;
+  /** With remote state: channel → lease holder and expiry (ms since the epoch). */
+  leases?: Map<string, { holder: string; expiresAt: number }>;
+}
+
+async function readAll(
+  db: SqlClient,
   path: string,
   feeds: readonly string[],
   since: Date,
-): Map<string, FeedRecord> {
-  const version = Number((db.prepare("PRAGMA user_version").raw().get() as unknown[])[0]);
+  remote: boolean,
+): Promise<StatusRecords | null> {
+  const version = Number((await db.execute("PRAGMA user_version")).rows[0]?.[0] ?? 0);
   if (version > SCHEMA_VERSION) {
     throw new StatusReadError(
       `database ${path} has schema version ${version}, newer than this courier ` +
@@ -128,8 +140,10 @@ function readAll(
       2,
     );
   }
-  const runs = columnsOf(db, "runs");
-  const entries = columnsOf(db, "entries");
+  // A server's database nothing has written to: as a local file not created yet.
+  if (remote && version === 0) return null;
+  const runs = await columnsOf(db, "runs");
+  const entries = await columnsOf(db, "entries");
   const readsRuns = runs.size > 0;
   const readsEntries = entries.size > 0;
   // Version 0 with no tables is a file created by a run that stopped before migrating.
@@ -146,81 +160,103 @@ function readAll(
       1,
     );
   }
+  const names = JSON.stringify(feeds);
   // Rows of one feed never overlap in time, so the latest start is the latest run (ids are
   // not in run order: buffered no-op rows are written later). runs_by_feed covers the order.
-  const lastRun = readsRuns
-    ? db.prepare(
-      `SELECT started_at, finished_at, outcome, error,
-         ${runs.has("run_count") ? "run_count" : "1"}
-       FROM runs WHERE feed = ? ORDER BY started_at DESC, id DESC LIMIT 1`,
-    ).raw()
-    : null;
+  const lastRuns = readsRuns
+    ? await db.execute({
+      sql: `SELECT f.value, r.started_at, r.finished_at, r.outcome, r.error,
+              ${runs.has("run_count") ? "r.run_count" : "1"}
+            FROM json_each(?) AS f JOIN runs AS r ON r.id = (
+              SELECT id FROM runs WHERE feed = f.value ORDER BY started_at DESC, id DESC LIMIT 1)`,
+      args: [names],
+    })
+    : { rows: [] };
   // sent_at is ISO 8601 UTC with milliseconds throughout: text order is time order. One pass
-  // over the feed's rows counts every kind (a database before schema 5 has no 'refused', one
+  // over the feeds' rows counts every kind (a database before schema 5 has no 'refused', one
   // before 6 no 'filtered').
-  const sent = readsEntries
-    ? db.prepare(
-      `SELECT count(CASE WHEN status = 'sent' THEN 1 END),
-         count(CASE WHEN status = 'sent' AND sent_at >= ?1 THEN 1 END),
-         count(CASE WHEN status = 'refused' THEN 1 END),
-         count(CASE WHEN status = 'filtered' THEN 1 END)
-       FROM entries WHERE feed = ?2 AND status IN ('sent', 'refused', 'filtered')`,
-    ).raw()
-    : null;
+  const counts = readsEntries
+    ? await db.execute({
+      sql: `SELECT feed, count(CASE WHEN status = 'sent' THEN 1 END),
+              count(CASE WHEN status = 'sent' AND sent_at >= ?1 THEN 1 END),
+              count(CASE WHEN status = 'refused' THEN 1 END),
+              count(CASE WHEN status = 'filtered' THEN 1 END)
+            FROM entries WHERE feed IN (SELECT value FROM json_each(?2))
+              AND status IN ('sent', 'refused', 'filtered')
+            GROUP BY feed`,
+      args: [since.toISOString(), names],
+    })
+    : { rows: [] };
   const refusedRows = readsEntries && entries.has("seen_at")
-    ? db.prepare(
-      `SELECT entry_id, title, link, seen_at FROM entries
-       WHERE feed = ? AND status = 'refused' ORDER BY seen_at DESC, entry_id LIMIT ${REFUSED_SHOWN}`,
-    ).raw()
-    : null;
-  const sinceText = since.toISOString();
-  const records = new Map<string, FeedRecord>();
+    ? await db.execute({
+      sql: `SELECT feed, entry_id, title, link, seen_at FROM (
+              SELECT feed, entry_id, title, link, seen_at, row_number() OVER (
+                PARTITION BY feed ORDER BY seen_at DESC, entry_id) AS n
+              FROM entries WHERE status = 'refused' AND feed IN (SELECT value FROM json_each(?)))
+            WHERE n <= ${REFUSED_SHOWN} ORDER BY feed, n`,
+      args: [names],
+    })
+    : { rows: [] };
+  const runOf = new Map(lastRuns.rows.map((row) => [String(row[0]), row]));
+  const countOf = new Map(counts.rows.map((row) => [String(row[0]), row]));
+  const refusedOf = new Map<string, RefusedEntry[]>();
+  for (const row of refusedRows.rows) {
+    const list = refusedOf.get(String(row[0])) ?? [];
+    list.push({
+      id: String(row[1]),
+      title: String(row[2] ?? ""),
+      link: row[3] === null ? null : String(row[3]),
+      at: new Date(String(row[4])),
+    });
+    refusedOf.set(String(row[0]), list);
+  }
+  const records: StatusRecords = new Map();
   for (const feed of feeds) {
-    const run = lastRun?.get(feed) as unknown[] | undefined;
-    const counts = sent?.get(sinceText, feed) as unknown[] | undefined;
-    if (run === undefined && counts === undefined) {
+    const run = runOf.get(feed);
+    const count = countOf.get(feed);
+    if (run === undefined && count === undefined) {
       records.set(feed, NEVER);
       continue;
     }
-    const refusedTotal = Number(counts?.[2] ?? 0);
-    const refused = refusedTotal > 0 && refusedRows
-      ? (refusedRows.all(feed) as unknown[][]).map((row) => ({
-        id: String(row[0]),
-        title: String(row[1] ?? ""),
-        link: row[2] === null ? null : String(row[2]),
-        at: new Date(String(row[3])),
-      }))
-      : [];
     records.set(feed, {
       lastRun: run === undefined ? null : {
-        startedAt: new Date(String(run[0])),
-        finishedAt: new Date(String(run[1])),
-        outcome: String(run[2]),
-        error: run[3] === null ? null : String(run[3]),
-        runCount: Number(run[4]),
+        startedAt: new Date(String(run[1])),
+        finishedAt: new Date(String(run[2])),
+        outcome: String(run[3]),
+        error: run[4] === null ? null : String(run[4]),
+        runCount: Number(run[5]),
       },
-      sentTotal: Number(counts?.[0] ?? 0),
-      sentSince: Number(counts?.[1] ?? 0),
-      refusedTotal,
-      refused,
-      filteredTotal: Number(counts?.[3] ?? 0),
+      sentTotal: Number(count?.[1] ?? 0),
+      sentSince: Number(count?.[2] ?? 0),
+      refusedTotal: Number(count?.[3] ?? 0),
+      refused: refusedOf.get(feed) ?? [],
+      filteredTotal: Number(count?.[4] ?? 0),
     });
+  }
+  if (remote && (await columnsOf(db, "leases")).size > 0) {
+    const [successes, leases] = await Promise.all([
+      db.execute("SELECT feed, at FROM last_success"),
+      db.execute("SELECT channel, holder, expires_at FROM leases"),
+    ]);
+    records.lastSuccess = new Map(
+      successes.rows.map((row) => [String(row[0]), new Date(String(row[1]))]),
+    );
+    records.leases = new Map(
+      leases.rows.map((row) => [String(row[0]), {
+        holder: String(row[1]),
+        expiresAt: Number(row[2]),
+      }]),
+    );
   }
   return records;
 }
 
 /** The column names of `table`; empty when there is no such table. */
-function columnsOf(db: InstanceType<typeof Database>, table: string): Set<string> {
-  const rows = db.prepare(`SELECT name FROM pragma_table_info(?)`).raw().all(table);
-  return new Set(rows.map((row) => String((row as unknown[])[0])));
+async function columnsOf(db: SqlClient, table: string): Promise<Set<string>> {
+  const rs = await db.execute({ sql: "SELECT name FROM pragma_table_info(?)", args: [table] });
+  return new Set(rs.rows.map((row) => String(row[0])));
 }
 
 function need(have: Set<string>, table: string, columns: string[]): string[] {
   return columns.filter((c) => !have.has(c)).map((c) => `${table}.${c}`);
-}
-
-/** SQLite's own words, without the driver's wrapping around them. */
-function reason(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split("\n")[0];
 }

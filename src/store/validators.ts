@@ -1,4 +1,4 @@
-import type { Database, InStatement } from "./sqlite.ts";
+import type { InStatement, SqlClient } from "./sql.ts";
 import { iso } from "./times.ts";
 
 /** HTTP validators of one feed URL, kept for conditional GET. */
@@ -23,7 +23,7 @@ const NO_VALIDATORS: ReadonlyMap<string, StoredValidators> = new Map();
 export class ValidatorsTable {
   #all: Promise<Map<string, Map<string, StoredValidators>>> | null = null;
 
-  constructor(private readonly client: Database) {}
+  constructor(private readonly client: SqlClient) {}
 
   /**
    * The stored validators of the feed's URLs (URLs without any are absent). All feeds' are

@@ -198,6 +198,9 @@ Deno.test("cli: validate --json spells every key as the config file does", async
       "config",
       "messenger_auth_token_file",
       "messenger_auth_token_source",
+      // Keys added after the spec (issue 25): the state on a libSQL server.
+      "db_url",
+      "db_auth_token_file",
     ]),
     [],
   );

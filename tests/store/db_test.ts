@@ -22,7 +22,17 @@ Deno.test("open creates the directory and migrates to the current schema version
     const tables = (await store.query(
       "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
     )).map((r) => r[0]);
-    assert.deepEqual(tables, ["chat_migrations", "entries", "feeds", "meta", "runs", "validators"]);
+    assert.deepEqual(tables, [
+      "chat_migrations",
+      "entries",
+      "feeds",
+      "last_success",
+      "lease_holders",
+      "leases",
+      "meta",
+      "runs",
+      "validators",
+    ]);
   } finally {
     store.close();
   }

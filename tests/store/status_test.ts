@@ -44,14 +44,14 @@ async function writtenState(dir: string): Promise<void> {
 
 Deno.test("status: no database yet is null, and nothing is created", async () => {
   const dir = await Deno.makeTempDir();
-  assert.equal(readFeedRecords(`${dir}/feed_data`, ["news"], DAY_BEFORE), null);
+  assert.equal(await readFeedRecords(`${dir}/feed_data`, ["news"], DAY_BEFORE), null);
   await assert.rejects(Deno.stat(`${dir}/feed_data`), Deno.errors.NotFound);
 });
 
 Deno.test("status: latest run (a coalesced row counts its runs), sent in total and since", async () => {
   const dir = await Deno.makeTempDir();
   await writtenState(dir);
-  const records = readFeedRecords(dir, ["news", "bad", "fresh"], DAY_BEFORE)!;
+  const records = (await readFeedRecords(dir, ["news", "bad", "fresh"], DAY_BEFORE))!;
   assert.deepEqual([...records.keys()], ["news", "bad", "fresh"]);
   assert.deepEqual(records.get("news"), {
     lastRun: {
@@ -105,11 +105,11 @@ Deno.test("status: reads beside a lock holder with a write transaction open; the
       `INSERT INTO entries (feed, entry_id, title, status, seen_at, sent_at, chat_id, message_id)
        VALUES ('news', 'd', 'D', 'sent', ?, ?, '@c', 4)`,
     ).run("2024-05-01T11:00:00.000Z", "2024-05-01T11:00:00.000Z");
-    const during = readFeedRecords(`${dir}/feed_data`, ["news"], DAY_BEFORE)!;
+    const during = (await readFeedRecords(`${dir}/feed_data`, ["news"], DAY_BEFORE))!;
     assert.equal(during.get("news")!.sentTotal, 3, "an uncommitted write is not seen");
     other.exec("COMMIT");
     await writer.finishRun(run("news", "2024-05-01T11:00:00Z", { new: 1, sent: 1 }));
-    const after = readFeedRecords(`${dir}/feed_data`, ["news"], DAY_BEFORE)!;
+    const after = (await readFeedRecords(`${dir}/feed_data`, ["news"], DAY_BEFORE))!;
     assert.equal(after.get("news")!.sentTotal, 4);
     assert.equal(after.get("news")!.lastRun!.startedAt.toISOString(), "2024-05-01T11:00:00.000Z");
     // The lock is still this holder's, and the writer can go on writing.
@@ -127,7 +127,7 @@ Deno.test("status: a newer schema is refused with exit code 2, naming the file",
   const db = new Database(dbPath(dir));
   db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
   db.close();
-  assert.throws(() => readFeedRecords(dir, ["news"], DAY_BEFORE), (e: Error) => {
+  await assert.rejects(() => readFeedRecords(dir, ["news"], DAY_BEFORE), (e: Error) => {
     assert.ok(e instanceof StatusReadError);
     assert.equal(e.exitCode, 2);
     assert.equal(
@@ -151,7 +151,7 @@ Deno.test("status: a version 1 database is read as it is, and stays version 1", 
            VALUES ('news', 'a', 'A', 'sent', '2024-05-01T09:00:00.000Z',
              '2024-05-01T09:00:00.000Z')`);
   db.close();
-  const records = readFeedRecords(dir, ["news"], DAY_BEFORE)!;
+  const records = (await readFeedRecords(dir, ["news"], DAY_BEFORE))!;
   assert.deepEqual(records.get("news"), {
     lastRun: {
       startedAt: new Date("2024-05-01T10:00:00Z"),
@@ -174,7 +174,7 @@ Deno.test("status: a version 1 database is read as it is, and stays version 1", 
 Deno.test("status: an empty file (no tables yet) is a database where nothing ran", async () => {
   const dir = await Deno.makeTempDir();
   await Deno.writeFile(dbPath(dir), new Uint8Array());
-  const records = readFeedRecords(dir, ["news"], DAY_BEFORE)!;
+  const records = (await readFeedRecords(dir, ["news"], DAY_BEFORE))!;
   assert.deepEqual(records.get("news"), {
     lastRun: null,
     sentTotal: 0,
@@ -190,7 +190,7 @@ Deno.test("status: an older table it cannot read, or a file that is no database,
   const db = new Database(dbPath(dir));
   db.exec("CREATE TABLE runs (feed TEXT, started_at TEXT)");
   db.close();
-  assert.throws(() => readFeedRecords(dir, ["news"], DAY_BEFORE), (e: Error) => {
+  await assert.rejects(() => readFeedRecords(dir, ["news"], DAY_BEFORE), (e: Error) => {
     assert.ok(e instanceof StatusReadError);
     assert.equal(e.exitCode, 1);
     assert.match(
@@ -203,7 +203,7 @@ Deno.test("status: an older table it cannot read, or a file that is no database,
 
   const junk = await Deno.makeTempDir();
   await Deno.writeTextFile(dbPath(junk), "this is not a database, just text ".repeat(200));
-  assert.throws(() => readFeedRecords(junk, ["news"], DAY_BEFORE), (e: Error) => {
+  await assert.rejects(() => readFeedRecords(junk, ["news"], DAY_BEFORE), (e: Error) => {
     assert.ok(e instanceof StatusReadError);
     assert.equal(e.exitCode, 1);
     assert.match(e.message, new RegExp(`^cannot (open|read) database ${dbPath(junk)}: .+`));
@@ -228,7 +228,7 @@ Deno.test("status: refused entries per feed, counted apart from sent, the latest
     } finally {
       store.close();
     }
-    const records = readFeedRecords(dir, ["news", "other"], DAY_BEFORE)!;
+    const records = (await readFeedRecords(dir, ["news", "other"], DAY_BEFORE))!;
     const news = records.get("news")!;
     assert.equal(news.sentTotal, 1);
     assert.equal(news.refusedTotal, 7);

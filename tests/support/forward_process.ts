@@ -6,6 +6,10 @@ export interface ForwardProcess {
   until(text: string): Promise<void>;
   /** SIGTERM, then the exit code and the whole log. */
   stop(): Promise<{ code: number; log: string }>;
+  /** SIGKILL, and the process reaped. */
+  kill(): Promise<void>;
+  /** The log read so far. */
+  readonly log: string;
 }
 
 export function startForward(args: string[], env: Record<string, string> = {}): ForwardProcess {
@@ -19,6 +23,14 @@ export function startForward(args: string[], env: Record<string, string> = {}): 
   const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
   let log = "";
   return {
+    get log() {
+      return log;
+    },
+    async kill() {
+      child.kill("SIGKILL");
+      await child.status;
+      await child.stderr.cancel().catch(() => {});
+    },
     async until(text) {
       while (!log.includes(text)) {
         const { value, done } = await reader.read();

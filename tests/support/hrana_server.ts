@@ -33,12 +33,20 @@ function freePort(): number {
   return port;
 }
 
-/** Starts server_v2.py (Hrana 2 over HTTP and WebSocket) on `file`; resolves once it listens. */
-export async function startHrana(file: string): Promise<HranaServer> {
-  const port = freePort();
+/**
+ * Starts server_v2.py (Hrana 2 over HTTP and WebSocket) on `file`, or with `version: 3`
+ * server_v3.py (Hrana 3 over WebSocket, JSON frames: what @libsql/client sends); resolves once
+ * it listens. `port` reuses a port (a server restarted after an outage).
+ */
+export async function startHrana(
+  file: string,
+  options: { version?: 2 | 3; port?: number } = {},
+): Promise<HranaServer> {
+  const port = options.port ?? freePort();
+  const script = options.version === 3 ? "server_v3.py" : "server_v2.py";
   const child = new Deno.Command("/usr/bin/python3", {
-    args: [decodeURIComponent(new URL("server_v2.py", VENDOR).pathname)],
-    env: { HOST: "127.0.0.1", PORT: String(port), PERSISTENT_DB: file },
+    args: [decodeURIComponent(new URL(script, VENDOR).pathname)],
+    env: { HOST: "127.0.0.1", PORT: String(port), PERSISTENT_DB: file, ENCODING: "json" },
     stdout: "null",
     stderr: "piped",
   }).spawn();

@@ -61,7 +61,24 @@ export async function modulesLoadedBy(commandFile: string): Promise<Set<string>>
  * Every module `courier <command>` can load, local (`file:` URLs) and npm (`npm:name@version`
  * as imported), by the same rule as modulesLoadedBy.
  */
-export async function specifiersLoadedBy(commandFile: string): Promise<Set<string>> {
+export function specifiersLoadedBy(commandFile: string): Promise<Set<string>> {
+  return loadedBy(commandFile, () => true);
+}
+
+/**
+ * What `courier <command>` loads before its runner imports anything on its own: main.ts's
+ * static graph plus the runner's static graph (a dynamic import inside the runner, such as
+ * the remote store client, is left out: it is loaded only when that path is taken).
+ */
+export function staticSpecifiersLoadedBy(commandFile: string): Promise<Set<string>> {
+  return loadedBy(commandFile, (d) => !d.isDynamic);
+}
+
+/** main.ts's static graph plus the runner's, following `inRunner` inside the runner. */
+async function loadedBy(
+  commandFile: string,
+  inRunner: (d: Dependency) => boolean,
+): Promise<Set<string>> {
   const graph = await moduleGraph();
   const root = new URL("../../", import.meta.url).href;
   const descriptor = new URL(commandFile, root).href;
@@ -69,7 +86,7 @@ export async function specifiersLoadedBy(commandFile: string): Promise<Set<strin
   const loaded = closure(graph, MAIN.href, (d) => !d.isDynamic);
   for (const d of graph.get(descriptor)!) {
     if (d.code && d.isDynamic) {
-      for (const m of closure(graph, d.code.specifier, () => true)) loaded.add(m);
+      for (const m of closure(graph, d.code.specifier, inRunner)) loaded.add(m);
     }
   }
   return loaded;

@@ -1,0 +1,149 @@
+/**
+ * The lease rules on the injected clock, against the real store (a local file opened twice,
+ * as two processes would share a server's database): the split, the hand-back, expiry and
+ * takeover, trust ending before anyone else may take a lease; and a simulated year of two
+ * processes killed and restarted at random with the invariant that no channel is ever held by
+ * two live processes at once and a dead process's channels are taken within a TTL and a step.
+ */
+import assert from "node:assert/strict";
+import { Leases, planClaim } from "../../src/forward/leases.ts";
+import { Store } from "../../src/store/db.ts";
+import { memoryLogger } from "../support/forward_stubs.ts";
+import { ManualClock } from "../support/manual_clock.ts";
+import { random } from "../support/generated.ts";
+
+const TTL = 60_000;
+
+Deno.test("planClaim: a share of ceil(channels / processes), idle channels handed back from the end", () => {
+  const busy = (c: string) => c === "@c";
+  const plan = planClaim({
+    wanted: ["@a", "@b", "@c", "@d"],
+    held: new Set(["@a", "@b", "@c", "@d", "@gone"]),
+    holders: 2,
+    busy,
+  });
+  // Share 2: @d goes (idle), @c stays (busy), so @b goes instead; @gone left the config.
+  assert.deepEqual(plan.renew, ["@a", "@c"]);
+  assert.deepEqual([...plan.release].sort(), ["@b", "@d", "@gone"]);
+  assert.equal(plan.shareOf, 4, "the store recounts the processes when it takes");
+  const alone = planClaim({ wanted: ["@a", "@b"], held: new Set(), holders: 1, busy });
+  assert.deepEqual(alone, { release: [], renew: [], take: ["@a", "@b"], maxTake: 2, shareOf: 2 });
+  const once = planClaim({
+    wanted: ["@a", "@b"],
+    held: new Set(),
+    holders: 5,
+    busy,
+    takeAll: true,
+  });
+  assert.equal(once.maxTake, 2);
+  assert.equal(once.shareOf, undefined);
+});
+
+async function twoProcesses(ttl = TTL) {
+  const dir = await Deno.makeTempDir();
+  const clock = new ManualClock(Date.UTC(2025, 0, 1));
+  const { logger, lines } = memoryLogger();
+  const open = async (holder: string) => {
+    const store = (await Store.open(dir))!;
+    const leases = new Leases({ store, clock, logger, holder, ttlMs: ttl });
+    leases.setChannels(["@a", "@b"]);
+    return { store, leases };
+  };
+  return { dir, clock, lines, open };
+}
+
+Deno.test("leases: split between two processes, expiry takeover, trust ends before expiry", async () => {
+  const { dir, clock, open } = await twoProcesses();
+  const a = await open("A");
+  const b = await open("B");
+  try {
+    const takenByB: string[] = [];
+    b.leases.onTaken = (channels) => takenByB.push(...channels);
+    await a.leases.refresh();
+    assert.ok(a.leases.holds("@a") && a.leases.holds("@b"));
+    await b.leases.refresh();
+    assert.equal(b.leases.held, 0, "nothing is free yet");
+    // A learns there are two processes (one step), then hands back its second channel.
+    await a.leases.refresh();
+    assert.ok(a.leases.holds("@b"));
+    await a.leases.refresh();
+    assert.deepEqual([a.leases.holds("@a"), a.leases.holds("@b")], [true, false]);
+    await b.leases.refresh();
+    assert.deepEqual(takenByB, ["@b"]);
+    // A stops renewing (its database unreachable, or it hangs): it stops trusting its lease
+    // at 3/4 of the TTL, before B may take it at the TTL.
+    await clock.advance(TTL / 2);
+    await b.leases.refresh(); // B renews on time
+    assert.equal(a.leases.holds("@a"), true);
+    await clock.advance(TTL / 4);
+    assert.equal(a.leases.holds("@a"), false);
+    await b.leases.refresh();
+    assert.equal(b.leases.holds("@a"), false, "not expired in the database yet");
+    await clock.advance(TTL / 4 + 1);
+    await b.leases.refresh();
+    assert.ok(b.leases.holds("@a") && b.leases.holds("@b"));
+    assert.deepEqual(takenByB, ["@b", "@a"]);
+    // A's next step finds the lease gone: counted as lost, and it does not take it back.
+    await a.leases.refresh();
+    assert.equal(a.leases.lost, 1);
+    assert.equal(a.leases.holds("@a"), false);
+    // A clean stop hands back at once.
+    await b.leases.stop();
+    await a.leases.refresh();
+    await a.leases.refresh();
+    assert.ok(a.leases.holds("@a") && a.leases.holds("@b"));
+  } finally {
+    await a.leases.stop();
+    a.store.close();
+    b.store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("leases: a simulated year, two processes killed at random, never two holders", async () => {
+  // A 6 h TTL renewed every 1.5 h: the same rules, a year in 5,840 steps.
+  const ttl = 6 * 3_600_000;
+  const step = ttl / 4;
+  const { dir, clock, open, lines } = await twoProcesses(ttl);
+  const rand = random(25);
+  const procs = [await open("P0"), await open("P1")];
+  const generation = [0, 0];
+  const alive = [true, true];
+  const orphanedSince: Record<string, number | null> = { "@a": null, "@b": null };
+  let kills = 0;
+  let takeovers = 0;
+  try {
+    for (let t = 0; t < 365 * 24 * 3_600_000; t += step) {
+      for (const [i, p] of procs.entries()) if (alive[i]) await p.leases.refresh();
+      for (const channel of ["@a", "@b"]) {
+        const holders = procs.filter((p, i) => alive[i] && p.leases.holds(channel));
+        assert.ok(holders.length <= 1, `${channel} held by two live processes at ${t}`);
+        if (holders.length === 0) {
+          orphanedSince[channel] ??= clock.monotonic();
+          // A dead holder's channel is taken within its TTL and a renewal step.
+          const alone = alive.some((a) => a);
+          if (alone) assert.ok(clock.monotonic() - orphanedSince[channel]! <= ttl + step);
+        } else {
+          if (orphanedSince[channel] !== null) takeovers++;
+          orphanedSince[channel] = null;
+        }
+      }
+      const r = rand();
+      const i = r < 0.5 ? 0 : 1;
+      if (alive[i] && alive[1 - i] && rand() < 0.05) {
+        alive[i] = false; // SIGKILL: no hand-back; its rows stay until they expire
+        kills++;
+      } else if (!alive[i] && rand() < 0.3) {
+        procs[i].store.close();
+        procs[i] = await open(`P${i}.${++generation[i]}`);
+        alive[i] = true;
+      }
+      await clock.advance(step);
+    }
+    assert.ok(kills > 50 && takeovers > 50, `kills ${kills}, takeovers ${takeovers}`);
+    assert.deepEqual(lines.filter((l) => l.includes("level=error")), [], "every step worked");
+  } finally {
+    for (const p of procs) p.store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
