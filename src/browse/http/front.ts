@@ -37,7 +37,12 @@ export const HEADER_TIMEOUT_MS = 5_000;
 const MAX_HEADER_BYTES = 64 * 1024;
 /** Descriptors kept for everything else: worker pipes, the listener, files, the runtime. */
 const RESERVED_FDS = 64;
-const RELAY_BUFFER = 64 * 1024;
+/**
+ * Relay buffers: requests are small; answers are relayed in large reads, each read and write a
+ * system call (64 KiB pieces cost a 1,000-row page ~100 µs of server CPU, 128 KiB ~50 µs).
+ */
+const REQUEST_BUFFER = 16 * 1024;
+const ANSWER_BUFFER = 128 * 1024;
 const HEADERS_END = new Uint8Array([13, 10, 13, 10]);
 const TOO_LARGE = new TextEncoder().encode(
   "HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
@@ -90,8 +95,8 @@ function closeClient(c: Client): void {
 }
 
 /** Copies `from` to `to` until either ends; a slow `to` holds the reads (back-pressure). */
-async function relay(from: Deno.Conn, to: Deno.Conn): Promise<void> {
-  const buf = new Uint8Array(RELAY_BUFFER);
+async function relay(from: Deno.Conn, to: Deno.Conn, size: number): Promise<void> {
+  const buf = new Uint8Array(size);
   for (;;) {
     const n = await from.read(buf);
     if (n === null) return;
@@ -230,9 +235,12 @@ export class Front {
     while (off < size) off += await c.upstream.write(head.subarray(off, size));
     const up = c.upstream;
     // The client's end of sending is passed on; the server's end of answering ends it all.
-    relay(c.conn, up).then(() => (up as Deno.TcpConn).closeWrite(), () => closeClient(c))
+    relay(c.conn, up, REQUEST_BUFFER).then(
+      () => (up as Deno.TcpConn).closeWrite(),
+      () => closeClient(c),
+    )
       .catch(() => {});
-    await relay(up, c.conn).catch(() => {});
+    await relay(up, c.conn, ANSWER_BUFFER).catch(() => {});
   }
 
   async close(): Promise<void> {
