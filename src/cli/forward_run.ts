@@ -4,7 +4,8 @@
  * then wait for signals: SIGHUP reloads, the first SIGINT/SIGTERM stops in a fixed order (the
  * loop with its grace, the metrics server, the runtime), a second exits at once.
  */
-import { ConfigError, loadSettings } from "../config/read.ts";
+import { ConfigError } from "../config/errors.ts";
+import { loadSettings } from "../config/load.ts";
 import type { Settings } from "../config/types.ts";
 import { readFeed } from "../feeds/read.ts";
 import {

@@ -1,4 +1,4 @@
-import { loadSettings } from "../config/read.ts";
+import { loadSettings } from "../config/load.ts";
 // Not mod.ts: that loads the parser, which a steady-state run never needs (read.ts loads it
 // when a body first needs parsing).
 import { readFeed } from "../feeds/read.ts";

@@ -249,7 +249,7 @@ export async function run(argv: string[]): Promise<number> {
   let feed: FeedSettings | null = null;
   let proxy = values.proxy;
   if (withFeed !== null) {
-    const { configPathFrom } = await import("../config/read.ts");
+    const { configPathFrom } = await import("../config/load.ts");
     feed = await withFeed.feedFromConfig(configPathFrom(values.config), values.feed!);
     type ??= feed.type;
     // The feed's own proxy, unless the command line names one.

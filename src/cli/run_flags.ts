@@ -2,7 +2,7 @@
  * The flags `once` and `forward` share (config, dry run, concurrency, messenger API, log level),
  * read the same way by both.
  */
-import { configPathFrom } from "../config/read.ts";
+import { configPathFrom } from "../config/load.ts";
 import { messengerApiFrom } from "../forward/runtime.ts";
 import { type Level, levelFrom, LEVELS } from "../log/logger.ts";
 import { parsePositiveInt } from "./args.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ProxyClients, Runtime, selectFeeds } from "../../src/forward/runtime.ts";
-import { parseSettings } from "../../src/config/load.ts";
+import { parseSettings } from "../../src/config/parse.ts";
 import { LockError } from "../../src/store/lock.ts";
 import { memoryLogger } from "../support/forward_stubs.ts";
 
