@@ -1,6 +1,6 @@
 import { loadSettings } from "../config/load.ts";
-// Not mod.ts: that loads the parser, which a steady-state run never needs (read.ts loads it
-// when a body first needs parsing).
+// Not parse.ts: a steady-state run never parses, and read.ts loads the parser when a body first
+// needs it.
 import { readFeed } from "../feeds/read.ts";
 import { runOnce } from "../forward/once.ts";
 import { Runtime, selectFeeds } from "../forward/runtime.ts";

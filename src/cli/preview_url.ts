@@ -1,5 +1,6 @@
 import type { FeedType } from "../config/types.ts";
-import { readFeed, typeMismatch } from "../feeds/mod.ts";
+import { typeMismatch } from "../feeds/format.ts";
+import { readFeed } from "../feeds/read.ts";
 import { openProxyClient } from "../net/client.ts";
 import { parseProxy, ProxyError } from "../net/proxy.ts";
 import { UsageError } from "./errors.ts";
