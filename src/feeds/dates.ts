@@ -90,7 +90,6 @@ function build(
   millis: number,
   offsetMinutes: number,
 ): Date | null {
-  if (year < 100) year += year < 50 ? 2000 : 1900;
   if (
     month < 1 || month > 12 || day < 1 || day > 31 || hour > 24 || minute > 59 || second > 60 ||
     year < 1800 || year > 9999
@@ -138,8 +137,23 @@ const ISO =
   /^(\d{4})-?(\d{1,2})-?(\d{1,2})(?:(?:T|\s+|t)(\d{1,2}):?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?)?\s*(z|utc|gmt|[+-]\d{1,2}(?::?\d{2})?)?$/i;
 const RFC822 =
   /^(?:[^\d\s,]+\.?,?\s*)?(\d{1,2})(?:st|nd|rd|th)?[\s-]+([^\d\s,.-]+)\.?,?[\s-]+(\d{2,4}),?(?:[\sT]+(\d{1,2})[:.](\d{2})(?:[:.](\d{2})(?:\.(\d+))?)?)?\s*(.*)$/;
+/**
+ * Day, month and year with dots, as Europe writes them ("10.06.2003 04:00"): day first
+ * wherever dots are used, so never handed to Date.parse, which reads them month first.
+ */
+const DOTTED =
+  /^(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2}),?(?:[\sT]+(\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?)?\s*(.*)$/;
 const MONTH_FIRST =
   /^(?:[^\d\s,]+,?\s+)?([^\d\s,.]+)\.?\s+(\d{1,2}),?\s+(\d{4}),?(?:\s+(?:at\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap]\.?m\.?)?)?\s*(.*)$/i;
+
+/**
+ * The year a text writes: two digits are 1950-2049 (RFC 822's years); four are what they say,
+ * so "0099" is the year 99, which build refuses rather than read as 1999.
+ */
+function fullYear(text: string): number {
+  const year = Number(text);
+  return text.length === 2 ? year + (year < 50 ? 2000 : 1900) : year;
+}
 
 /** The number written by `count` ASCII digits at `at`, or -1. */
 function digits(s: string, at: number, count: number): number {
@@ -269,7 +283,7 @@ export function patternDate(s: string): Date | null {
     const offset = zoneOffset(m[8]);
     if (month !== undefined && offset !== undefined) {
       return build(
-        Number(m[3]),
+        fullYear(m[3]),
         month,
         Number(m[1]),
         Number(m[4] ?? 0),
@@ -301,8 +315,24 @@ export function patternDate(s: string): Date | null {
       );
     }
   }
-  // Last resort: whatever the JavaScript engine understands, if it names a year.
-  if (/\d{4}/.test(s)) {
+  m = s.match(DOTTED);
+  if (m) {
+    const offset = zoneOffset(m[7]);
+    if (offset === undefined) return null;
+    return build(
+      fullYear(m[3]),
+      Number(m[2]),
+      Number(m[1]),
+      Number(m[4] ?? 0),
+      Number(m[5] ?? 0),
+      Number(m[6] ?? 0),
+      0,
+      offset,
+    );
+  }
+  // Last resort: whatever the JavaScript engine understands, if it names a year; never a
+  // number with dots, which it reads month first.
+  if (/\d{4}/.test(s) && !/^\d{1,2}\.\d{1,2}\./.test(s)) {
     const t = Date.parse(s);
     if (Number.isFinite(t)) return new Date(t);
   }

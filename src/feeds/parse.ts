@@ -6,7 +6,9 @@ import { readProlog } from "./dtd.ts";
 import { atomEntry, atomHead } from "./atom.ts";
 import { detectFormat, type FeedFormat } from "./format.ts";
 import { channelTitleAndLink, rssEntry } from "./rss.ts";
-import { type OnClose, parseXml, type XmlElement } from "./xml.ts";
+import { type LinkFallback, separateSharedLinks } from "./identity.ts";
+import { resolveUrl } from "./values.ts";
+import { child, type OnClose, parseXml, type XmlElement } from "./xml.ts";
 
 export type { FeedFormat } from "./format.ts";
 
@@ -30,6 +32,18 @@ interface Records {
   /** Entries the document ended inside of. */
   truncated: number;
   summaries: boolean;
+  /** Items and entries whose id fell back to their link, by index (see separateSharedLinks). */
+  itemFallbacks: LinkFallback[];
+  entryFallbacks: LinkFallback[];
+  /**
+   * Items and entries closed inside an element that is not their parent in a feed (an
+   * `<image>` at channel level), by that element: they become entries if it turns out to be
+   * left open (`<itunes:category>` never closed swallows every item after it), as feedparser
+   * reads them; dropped if it closes with its own end tag.
+   */
+  strays: Map<XmlElement, { kind: number; entry: Entry; fallback: LinkFallback | null }[]>;
+  /** Warnings about strays taken, one per element left open. */
+  recovered: string[];
 }
 
 export interface ParseOptions {
@@ -75,8 +89,58 @@ function entryKind(name: string, parent: string): number {
     : 0;
 }
 
+/** Whether an item or entry has no id of its own, so that identity fell back to its link. */
+function linkFallback(element: XmlElement, entry: Entry, kind: number, ns: string) {
+  if (entry.link === null || entry.id !== entry.link) return null;
+  if (kind === 1) {
+    if (child(element, `${ns}guid`) || element.attrs["rdf:about"]) return null;
+    const enclosure = child(element, `${ns}enclosure`);
+    const url = enclosure?.attrs.url;
+    return { index: -1, enclosure: url ? resolveUrl(url, enclosure!.base) : null };
+  }
+  return child(element, `${ns}id`) ? null : { index: -1, enclosure: null };
+}
+
+/** Files a converted item (1) or entry (2) with its fallback, if any, in document order. */
+function keep(records: Records, kind: number, entry: Entry, fallback: LinkFallback | null) {
+  const list = kind === 1 ? records.items : records.entries;
+  if (fallback) {
+    fallback.index = list.length;
+    (kind === 1 ? records.itemFallbacks : records.entryFallbacks).push(fallback);
+  }
+  list.push(entry);
+}
+
+/** 1 for an RSS item's name, 2 for an Atom entry's, 0 otherwise, wherever it stands. */
+function strayKind(name: string): number {
+  if (name === "item" || name === "rss1:item" || name === "rss090:item") return 1;
+  if (name === "entry" || name === "atom:entry" || name === "atom03:entry") return 2;
+  return 0;
+}
+
 function collector(records: Records): OnClose {
-  return (element, parent, complete) => {
+  const convert = (element: XmlElement, kind: number) => {
+    const name = element.name;
+    const ns = name.slice(0, name.length - (kind === 1 ? 4 : 5));
+    const entry = kind === 1
+      ? rssEntry(element, ns, records.summaries)
+      : atomEntry(element, ns, records.summaries);
+    return { kind, entry, fallback: linkFallback(element, entry, kind, ns) };
+  };
+  return (element, parent, complete, unclosed) => {
+    if (records.strays.size) {
+      const held = records.strays.get(element);
+      if (held) {
+        records.strays.delete(element);
+        if (unclosed) {
+          for (const stray of held) keep(records, stray.kind, stray.entry, stray.fallback);
+          const what = held.length === 1 ? "entry" : `${held.length} entries`;
+          records.recovered.push(
+            `<${element.name}> is never closed; read the ${what} inside it as the feed's`,
+          );
+        }
+      }
+    }
     const name = element.name;
     const last = name.charCodeAt(name.length - 1);
     if (last !== 109 && last !== 121) return false; // "m", "y"
@@ -85,13 +149,16 @@ function collector(records: Records): OnClose {
       return true;
     }
     const kind = entryKind(name, parent.name);
-    if (kind === 1) {
-      records.items.push(rssEntry(element, name.slice(0, name.length - 4), records.summaries));
+    if (kind !== 0) {
+      const { entry, fallback } = convert(element, kind);
+      keep(records, kind, entry, fallback);
       return true;
     }
-    if (kind === 2) {
-      records.entries.push(atomEntry(element, name.slice(0, name.length - 5), records.summaries));
-      return true;
+    const stray = strayKind(name);
+    if (stray !== 0) {
+      const held = records.strays.get(parent);
+      if (held) held.push(convert(element, stray));
+      else records.strays.set(parent, [convert(element, stray)]);
     }
     return false;
   };
@@ -112,7 +179,9 @@ function interpret(
 ): ParsedFeed {
   const { root, format, kind, ns, channel } = detectFormat(roots, url);
   if (root !== roots[0]) warnings.push(`ignored content before the <${root.name}> element`);
+  warnings.push(...records.recovered);
   if (kind === "rss") {
+    separateSharedLinks(records.items, records.itemFallbacks);
     return { format, ...channelTitleAndLink(channel, ns), entries: records.items, warnings };
   }
   if (kind === "atom-entry") {
@@ -120,6 +189,7 @@ function interpret(
     return { format, title: null, link: null, entries: [entry], warnings };
   }
   if (ns === "") warnings.push("Atom feed without the Atom namespace");
+  separateSharedLinks(records.entries, records.entryFallbacks);
   return { format, ...atomHead(root, ns), entries: records.entries, warnings };
 }
 
@@ -159,7 +229,16 @@ export function parseFeed(
     const prolog = readProlog(text);
     warnings.push(...prolog.warnings);
     const summaries = options.summaries ?? true;
-    const records: Records = { items: [], entries: [], truncated: 0, summaries };
+    const records: Records = {
+      items: [],
+      entries: [],
+      truncated: 0,
+      summaries,
+      itemFallbacks: [],
+      entryFallbacks: [],
+      strays: new Map(),
+      recovered: [],
+    };
     const roots = parseXml(
       prolog.body,
       baseUrl,
