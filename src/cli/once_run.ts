@@ -3,7 +3,8 @@ import { loadSettings } from "../config/load.ts";
 // needs it.
 import { readFeed } from "../feeds/read.ts";
 import { runOnce } from "../forward/once.ts";
-import { Runtime, selectFeeds } from "../forward/runtime.ts";
+import { Runtime } from "../forward/runtime.ts";
+import { selectFeeds } from "../forward/select_feeds.ts";
 import { formatProgress, formatSummary, summaryWanted } from "../forward/summary.ts";
 import { stderrLogger } from "../log/logger.ts";
 import { parseCommandArgs } from "./args.ts";
