@@ -27,7 +27,7 @@ function readFileBytes(path: string): Uint8Array {
 
 /**
  * The file's bytes, read with one call into a buffer of its size: Deno.readFile reads into a
- * buffer of its own and copies that, twice the time for a large feed (~10 ms for 13 MB). Anything
+ * buffer of its own and copies that, doubling the time for a large feed. Anything
  * but a regular file, or one that grows while read, is left to Deno.readFileSync.
  */
 function readWhole(path: string): Uint8Array {

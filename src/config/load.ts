@@ -2,7 +2,8 @@
  * Loading a config file, the way every command does. Two readers, one library each:
  * read_valid.ts (js-yaml, plain values) takes a valid config; read_located.ts (yaml's document
  * with positions) is asked only when that one declines, and finds and places the problems. The
- * located reader is loaded only then: it reads a 500-feed config several times slower.
+ * located reader is loaded only then: it reads a large config several times slower
+ * (bench/NOTES.md).
  */
 import { loadRegexEngine } from "../filter/regex.ts";
 import { fileReadProblem } from "../log/file_error.ts";

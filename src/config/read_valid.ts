@@ -4,7 +4,7 @@
  * settings" or null, "ask the located reader": any problem at all, or anything where the two
  * libraries could read differently, is left to read_located.ts, which decides and says
  * file:line:col. Two libraries because yaml's document, which the positions need, reads a
- * 500-feed config several times slower than js-yaml (figures in bench/NOTES.md).
+ * large config several times slower than js-yaml (bench/NOTES.md).
  */
 // @ts-types="@types/js-yaml"
 import { FAILSAFE_SCHEMA, load, Type } from "js-yaml";

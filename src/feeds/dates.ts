@@ -118,7 +118,7 @@ function daysToMonth(year: number, month: number): number {
 /**
  * Date.UTC(year, month - 1, day, ...) for years from 1 on, fields past their range carried over
  * as Date.UTC carries them (31 February is 2 or 3 March). Arithmetic, because Date.UTC is a call
- * into the engine's C++ that cost more than the rest of reading a date.
+ * into the engine's C++, the dearest part of reading a date.
  */
 export function utcTime(
   year: number,
@@ -345,7 +345,7 @@ const YEAR_10000 = 253_402_300_800_000;
 /**
  * RFC 3339 in UTC, without fractional seconds when there are none: toISOString's text. Worked
  * out here for 1970 to 9999, as one string of character codes: toISOString is a call into the
- * engine's C++, which was a tenth of writing a large feed's entries.
+ * engine's C++, which showed in writing a large feed's entries.
  */
 export function formatRfc3339(date: Date): string {
   const t = date.getTime();

@@ -113,7 +113,7 @@ function isNameChar(c: number): boolean {
  * numeric references (C1 code points read as windows-1252), and entities declared in the
  * internal subset. Anything else, such as a bare `&`, stays as it is. Named references need
  * their semicolon: "?a=1&copy=2" in a URL is not a copyright sign. A hand-written scanner
- * because this runs on every text node and a regex replace was a tenth of parse time.
+ * because this runs on every text node, where a regex replace showed in parse time.
  */
 export function decodeEntities(text: string, declared?: DeclaredEntities): string {
   let amp = text.indexOf("&");

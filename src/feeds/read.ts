@@ -54,7 +54,7 @@ export const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
 
 /**
  * The parser, loaded when a body first needs parsing: a steady-state run parses nothing, and
- * the parser with htmlparser2 is ~15 ms of a process's start-up.
+ * the parser with htmlparser2 is a noticeable part of a process's start-up.
  */
 let parser: Promise<typeof import("./parse.ts")> | undefined;
 

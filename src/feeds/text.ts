@@ -179,7 +179,7 @@ const INLINE = new Set([...PHRASING].filter((name) => !VOID.has(name)));
  * The text of markup whose every tag is a bare inline one (`<b>`, `</em>`, no attributes), with
  * no character references, else null. Such tags add nothing to the text, nested or not, so no
  * HTML parser is needed for a title like "Release <b>2.0</b>" (tests hold this to the parser's
- * reading): a parser per title was a tenth of a large Atom feed's parse.
+ * reading): a parser per title showed in a large Atom feed's parse.
  */
 function inlineMarkupText(html: string): string | null {
   if (html.indexOf("&") >= 0) return null;

@@ -124,8 +124,8 @@ export function scanXml(text: string, handler: XmlHandler): void {
   let found = -1;
 
   // Tags are read by functions of their own rather than in the loop: the JIT optimises each one
-  // soon, where compiling one loop that held them all took ~100 ms, most of a large feed's scan
-  // (run meanwhile by slower code).
+  // soon, where one loop that held them all took long to compile, and a large feed's scan ran
+  // meanwhile in slower code (bench/NOTES.md).
 
   /** Reads the end tag at `lt`; false when it ends the scan. */
   function endTag(lt: number): boolean {
