@@ -260,38 +260,34 @@ export function parseDate(text: string | undefined | null): Date | null {
   return common === undefined ? patternDate(s) : common;
 }
 
+/** build() with the hour, minute and second a pattern matched from group `at` on (0 if absent). */
+function buildAt(
+  year: number,
+  month: number,
+  day: number,
+  m: RegExpMatchArray,
+  at: number,
+  millis: number,
+  offset: number,
+): Date | null {
+  const [hour, minute, second] = [m[at], m[at + 1], m[at + 2]].map((g) => Number(g ?? 0));
+  return build(year, month, day, hour, minute, second, millis, offset);
+}
+
 /** The general reading of a trimmed, non-empty date; exported so tests can hold commonDate to it. */
 export function patternDate(s: string): Date | null {
   let m = s.match(ISO);
   if (m) {
     const offset = m[8] ? zoneOffset(m[8]) ?? 0 : 0;
     const millis = m[7] ? Math.round(Number(`0.${m[7]}`) * 1000) : 0;
-    return build(
-      Number(m[1]),
-      Number(m[2]),
-      Number(m[3]),
-      Number(m[4] ?? 0),
-      Number(m[5] ?? 0),
-      Number(m[6] ?? 0),
-      millis,
-      offset,
-    );
+    return buildAt(Number(m[1]), Number(m[2]), Number(m[3]), m, 4, millis, offset);
   }
   m = s.match(RFC822);
   if (m) {
     const month = monthNumber(m[2]);
     const offset = zoneOffset(m[8]);
     if (month !== undefined && offset !== undefined) {
-      return build(
-        fullYear(m[3]),
-        month,
-        Number(m[1]),
-        Number(m[4] ?? 0),
-        Number(m[5] ?? 0),
-        Number(m[6] ?? 0),
-        0,
-        offset,
-      );
+      return buildAt(fullYear(m[3]), month, Number(m[1]), m, 4, 0, offset);
     }
   }
   m = s.match(MONTH_FIRST);
@@ -319,16 +315,7 @@ export function patternDate(s: string): Date | null {
   if (m) {
     const offset = zoneOffset(m[7]);
     if (offset === undefined) return null;
-    return build(
-      fullYear(m[3]),
-      Number(m[2]),
-      Number(m[1]),
-      Number(m[4] ?? 0),
-      Number(m[5] ?? 0),
-      Number(m[6] ?? 0),
-      0,
-      offset,
-    );
+    return buildAt(fullYear(m[3]), Number(m[2]), Number(m[1]), m, 4, 0, offset);
   }
   // Last resort: whatever the JavaScript engine understands, if it names a year; never a
   // number with dots, which it reads month first.
