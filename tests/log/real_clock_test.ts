@@ -1,5 +1,5 @@
 /**
- * The real clock's timers (src/log/clock.ts) behave as the rest of courier expects: a pending
+ * The real clock's timers (realClock) behave as the rest of courier expects: a pending
  * one keeps its process alive and fires, a cleared one neither fires nor holds the process,
  * and they fire in time order. Each case runs in a process of its own, because what
  * keeps a process alive is only seen by its ending.
