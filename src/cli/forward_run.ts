@@ -18,7 +18,7 @@ import { Loop } from "../forward/loop.ts";
 import { ForwardMetrics } from "../forward/metrics.ts";
 import { Runtime } from "../forward/runtime.ts";
 import { openNotifier, watchdogInterval } from "../forward/sd_notify.ts";
-import { realClock } from "../log/clock.ts";
+import { realClock } from "../time/clock.ts";
 import { type Logger, stderrLogger } from "../log/logger.ts";
 import { readLastSuccess } from "../store/last_success.ts";
 import { parseCommandArgs } from "./args.ts";

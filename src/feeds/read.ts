@@ -2,7 +2,7 @@ import type { FeedType } from "../config/types.ts";
 import { redactUrl } from "../log/secret.ts";
 import type { Entry } from "./entry.ts";
 import { FeedError } from "./errors.ts";
-import type { Deadlines } from "../log/deadlines.ts";
+import type { Deadlines } from "../time/deadlines.ts";
 import { fetchFeedUrl, type FetchResult, type Validators } from "./fetch.ts";
 import { orderEntries } from "./merge.ts";
 import type { ServerPauses } from "./retry_after.ts";

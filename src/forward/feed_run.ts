@@ -1,5 +1,5 @@
 import type { FeedSettings } from "../config/types.ts";
-import type { Deadlines } from "../log/deadlines.ts";
+import type { Deadlines } from "../time/deadlines.ts";
 import type { ServerPauses } from "../feeds/retry_after.ts";
 import type { Entry } from "../feeds/entry.ts";
 import type { Logger } from "../log/logger.ts";

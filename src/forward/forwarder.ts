@@ -1,7 +1,7 @@
 import type { FeedSettings } from "../config/types.ts";
-import type { Deadlines } from "../log/deadlines.ts";
+import type { Deadlines } from "../time/deadlines.ts";
 import type { ServerPauses } from "../feeds/retry_after.ts";
-import { type Clock, realClock } from "../log/clock.ts";
+import { type Clock, realClock } from "../time/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Outbox } from "../messenger/bot_api.ts";
 import type { MessengerFatalError } from "../messenger/errors.ts";

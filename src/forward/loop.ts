@@ -8,7 +8,7 @@
  * schedule in milliseconds.
  */
 import type { FeedSettings } from "../config/types.ts";
-import type { Clock, TimerId } from "../log/clock.ts";
+import type { Clock, TimerId } from "../time/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import type { FeedResult } from "./feed_run.ts";
 import { Forwarder, type ForwarderOptions, messageOf } from "./forwarder.ts";

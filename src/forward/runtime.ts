@@ -5,7 +5,7 @@
  * and the messenger API are decided before (select_feeds.ts, cli/run_flags.ts).
  */
 import type { FeedSettings, Settings } from "../config/types.ts";
-import { type Clock, realClock, sleep } from "../log/clock.ts";
+import { type Clock, realClock, sleep } from "../time/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import { BotApi, type Outbox, type SendOptions, type Sent } from "../messenger/bot_api.ts";
 import type { Message } from "../messenger/format.ts";

@@ -1,6 +1,6 @@
 import { Database } from "./sqlite.ts";
 import type { Entry } from "../feeds/entry.ts";
-import { type Clock, realClock, type TimerId } from "../log/clock.ts";
+import { type Clock, realClock, type TimerId } from "../time/clock.ts";
 import { GroupCommit } from "./commit.ts";
 import { EntriesTable } from "./entries.ts";
 import { describeFailure, sqliteCode, StoreError, storeFailure } from "./failure.ts";

@@ -5,9 +5,9 @@
  * keeps a process alive is only seen by its ending.
  */
 import assert from "node:assert/strict";
-import { realClock } from "../../src/log/clock.ts";
+import { realClock } from "../../src/time/clock.ts";
 
-const CLOCK = new URL("../../src/log/clock.ts", import.meta.url).href;
+const CLOCK = new URL("../../src/time/clock.ts", import.meta.url).href;
 
 /** Runs `body` (with `clock` in scope) in a new process; its stdout, once it ends by itself. */
 async function inProcess(body: string): Promise<string> {
