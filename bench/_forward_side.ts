@@ -15,7 +15,7 @@
  *     (after warm-up) and every so often, then at the end.
  */
 import type { FeedSettings } from "../src/config/types.ts";
-import { readFeed } from "../src/feeds/mod.ts";
+import { readFeed } from "../src/feeds/read.ts";
 import { Loop } from "../src/forward/loop.ts";
 import { ForwardMetrics } from "../src/forward/metrics.ts";
 import { createLogger } from "../src/log/logger.ts";

@@ -12,7 +12,7 @@
 import type { FeedSettings } from "../src/config/types.ts";
 import { bodyHashOf } from "../src/feeds/body_hash.ts";
 import { USER_AGENT } from "../src/feeds/fetch.ts";
-import { readFeed } from "../src/feeds/mod.ts";
+import { readFeed } from "../src/feeds/read.ts";
 import { runOnce } from "../src/forward/once.ts";
 import { Semaphore } from "../src/forward/turns.ts";
 import { createLogger } from "../src/log/logger.ts";

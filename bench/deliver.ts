@@ -9,7 +9,7 @@
  */
 import { Store } from "../src/store/db.ts";
 import type { FeedSettings } from "../src/config/types.ts";
-import { readFeed } from "../src/feeds/mod.ts";
+import { readFeed } from "../src/feeds/read.ts";
 import { runOnce } from "../src/forward/once.ts";
 import { createLogger } from "../src/log/logger.ts";
 import { Secret } from "../src/log/secret.ts";

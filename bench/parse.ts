@@ -11,7 +11,7 @@
  * (13.9 MB), the sizes issue 14 measured.
  * Run alone with `deno run -A bench/parse.ts`.
  */
-import { parseFeed } from "../src/feeds/mod.ts";
+import { parseFeed } from "../src/feeds/parse.ts";
 
 const RSS_ITEMS = 19_000;
 const ATOM_ENTRIES = 15_500;

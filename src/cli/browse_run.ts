@@ -16,9 +16,12 @@ export function parseDuration(value: string): number | null {
 }
 
 async function defaultDatabase(configFlag: string | undefined): Promise<string> {
-  // Loaded only here: the config reader (YAML and all) cost a server given a DATABASE 14 MB
-  // of RSS and 50 ms of start-up.
-  const { ConfigError, configPathFrom, loadSettings } = await import("../config/load.ts");
+  // Loaded only here: a server given a DATABASE need not pay for the config reader (YAML and
+  // all) in memory and start-up.
+  const [{ ConfigError }, { configPathFrom, loadSettings }] = await Promise.all([
+    import("../config/errors.ts"),
+    import("../config/load.ts"),
+  ]);
   try {
     const settings = await loadSettings(configPathFrom(configFlag));
     // With db_url the state is on the server: browse it there (read-only unless --write).

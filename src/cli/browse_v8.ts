@@ -1,15 +1,15 @@
 /**
  * The browse server's V8 flags. Under a stream of small requests V8 grows its young generation
- * to the maximum (two 16 MB semi-spaces and their pages): the server's RSS rose from ~50 MB
- * idle to 130-200 MB, though little of what it allocates per request outlives the request.
- * With 1 MB semi-spaces it stays under 100 MB through the benchmark.
+ * to the maximum, and the server's RSS several times its idle size, though little of what it
+ * allocates per request outlives the request; with 1 MB semi-spaces it stays small
+ * (bench/NOTES.md).
  *
  * V8 takes heap sizes only when the process starts (`node:v8` setFlagsFromString has no
  * effect in Deno, and `deno run` has no config key for them), and other commands must not pay
  * for them (parse is slower with a small young generation). So a browse server that was not
  * started with them replaces its own process image with the same command line and
  * DENO_V8_FLAGS set: execve(2), the same process id and no process left behind, at the cost of
- * a second runtime start (~40 ms). Where that is not possible (not Linux, no FFI permission,
+ * a second runtime start. Where that is not possible (not Linux, no FFI permission,
  * a libc that will not load) the server runs as it was started.
  */
 export const SERVER_V8_FLAGS = "--max-semi-space-size=1";

@@ -9,8 +9,3 @@ export interface Command {
   /** Runs the command; resolves to the process exit code. */
   run(argv: string[]): Promise<number>;
 }
-
-/** Whether argv asks for help; checked before strict parsing so `--help` always works. */
-export function wantsHelp(argv: string[]): boolean {
-  return argv.includes("--help") || argv.includes("-h");
-}

@@ -4,7 +4,8 @@
  * then wait for signals: SIGHUP reloads, the first SIGINT/SIGTERM stops in a fixed order (the
  * loop with its grace, the metrics server, the runtime), a second exits at once.
  */
-import { ConfigError, loadSettings } from "../config/read.ts";
+import { ConfigError } from "../config/errors.ts";
+import { loadSettings } from "../config/load.ts";
 import type { Settings } from "../config/types.ts";
 import { readFeed } from "../feeds/read.ts";
 import {
@@ -17,7 +18,7 @@ import { Loop } from "../forward/loop.ts";
 import { ForwardMetrics } from "../forward/metrics.ts";
 import { Runtime } from "../forward/runtime.ts";
 import { openNotifier, watchdogInterval } from "../forward/sd_notify.ts";
-import { realClock } from "../log/clock.ts";
+import { realClock } from "../time/clock.ts";
 import { type Logger, stderrLogger } from "../log/logger.ts";
 import { readLastSuccess } from "../store/last_success.ts";
 import { parseCommandArgs } from "./args.ts";

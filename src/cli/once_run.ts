@@ -1,9 +1,10 @@
-import { loadSettings } from "../config/read.ts";
-// Not mod.ts: that loads the parser, which a steady-state run never needs (read.ts loads it
-// when a body first needs parsing).
+import { loadSettings } from "../config/load.ts";
+// Not parse.ts: a steady-state run never parses, and read.ts loads the parser when a body first
+// needs it.
 import { readFeed } from "../feeds/read.ts";
 import { runOnce } from "../forward/once.ts";
-import { Runtime, selectFeeds } from "../forward/runtime.ts";
+import { Runtime } from "../forward/runtime.ts";
+import { selectFeeds } from "../forward/select_feeds.ts";
 import { formatProgress, formatSummary, summaryWanted } from "../forward/summary.ts";
 import { stderrLogger } from "../log/logger.ts";
 import { parseCommandArgs } from "./args.ts";

@@ -11,7 +11,10 @@ import { entryLines, headline, type Preview } from "./preview_run.ts";
 
 /** The feed named `name` in the config at `configPath`; a usage error when there is none. */
 export async function feedFromConfig(configPath: string, name: string): Promise<FeedSettings> {
-  const { ConfigError, loadSettings } = await import("../config/read.ts");
+  const [{ ConfigError }, { loadSettings }] = await Promise.all([
+    import("../config/errors.ts"),
+    import("../config/load.ts"),
+  ]);
   let feeds: FeedSettings[];
   try {
     feeds = (await loadSettings(configPath)).feeds;

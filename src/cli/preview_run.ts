@@ -1,13 +1,12 @@
 import type { FeedSettings, FeedType } from "../config/types.ts";
-// The parser's own modules rather than feeds/mod.ts: a file needs no fetching, and mod.ts
-// brings the HTTP stack with it (see preview_url.ts).
+// The parser's own modules: a file needs no fetching, and feeds/read.ts brings the HTTP stack
+// with it (see preview_url.ts).
 import { formatRfc3339 } from "../feeds/dates.ts";
 import type { Entry } from "../feeds/entry.ts";
 import { FeedError } from "../feeds/errors.ts";
 import { type FeedFormat, typeMismatch } from "../feeds/format.ts";
 import { orderEntries } from "../feeds/merge.ts";
-import { type ParsedFeed, parseFeed } from "../feeds/parse_core.ts";
-import { PartNotLoaded } from "../feeds/optional.ts";
+import { type ParsedFeed, parseFeed } from "../feeds/parse.ts";
 import { fileReadProblem } from "../log/file_error.ts";
 import { UsageError, UserError } from "./errors.ts";
 
@@ -28,7 +27,7 @@ function readFileBytes(path: string): Uint8Array {
 
 /**
  * The file's bytes, read with one call into a buffer of its size: Deno.readFile reads into a
- * buffer of its own and copies that, twice the time for a large feed (~10 ms for 13 MB). Anything
+ * buffer of its own and copies that, doubling the time for a large feed. Anything
  * but a regular file, or one that grows while read, is left to Deno.readFileSync.
  */
 function readWhole(path: string): Uint8Array {
@@ -73,35 +72,10 @@ export async function fileUrlOf(path: string): Promise<string> {
   return url.href.length > 8 && url.href.endsWith("/") ? url.href.slice(0, -1) : url.href;
 }
 
-/**
- * Parses the file without the parts of the parser most feeds do not need (the HTML parser,
- * HTML's named references: see optional.ts); a document that needs one is read again with all
- * of them, so it is parsed twice at most. Entries are converted as the parse reaches them, so
- * the first one that needs a part usually stops the first parse early. What cannot be read
- * twice (a pipe) has them all from the start.
- */
-async function parseFile(path: string, url: string, summaries: boolean): Promise<ParsedFeed> {
-  let again = isRegularFile(path);
-  if (!again) await import("../feeds/parse.ts");
-  while (true) {
-    try {
-      // The bytes go straight to the parser, which drops them once decoded; summaries are
-      // shown only through a feed's filter and template.
-      return parseFeed(readFileBytes(path), url, null, { summaries });
-    } catch (error) {
-      if (!again || !(error instanceof PartNotLoaded)) throw error;
-      await import("../feeds/parse.ts");
-      again = false;
-    }
-  }
-}
-
-function isRegularFile(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false; // reading it says why
-  }
+/** Parses the file; summaries are shown only through a feed's filter and template. */
+function parseFile(path: string, url: string, summaries: boolean): ParsedFeed {
+  // The bytes go straight to the parser, which drops them once decoded.
+  return parseFeed(readFileBytes(path), url, null, { summaries });
 }
 
 async function previewFile(
@@ -111,7 +85,7 @@ async function previewFile(
 ): Promise<Preview> {
   const url = await fileUrlOf(path);
   try {
-    const parsed = await parseFile(path, url, summaries);
+    const parsed = parseFile(path, url, summaries);
     const mismatch = type ? typeMismatch(parsed.format, type) : null;
     return {
       format: parsed.format,
@@ -249,7 +223,7 @@ export async function run(argv: string[]): Promise<number> {
   let feed: FeedSettings | null = null;
   let proxy = values.proxy;
   if (withFeed !== null) {
-    const { configPathFrom } = await import("../config/read.ts");
+    const { configPathFrom } = await import("../config/load.ts");
     feed = await withFeed.feedFromConfig(configPathFrom(values.config), values.feed!);
     type ??= feed.type;
     // The feed's own proxy, unless the command line names one.

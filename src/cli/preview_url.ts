@@ -1,5 +1,6 @@
 import type { FeedType } from "../config/types.ts";
-import { readFeed, typeMismatch } from "../feeds/mod.ts";
+import { typeMismatch } from "../feeds/format.ts";
+import { readFeed } from "../feeds/read.ts";
 import { openProxyClient } from "../net/client.ts";
 import { parseProxy, ProxyError } from "../net/proxy.ts";
 import { UsageError } from "./errors.ts";
@@ -20,7 +21,7 @@ function proxySpec(value: string | undefined) {
 
 /**
  * `courier preview URL`: fetched as a feed run would. Loaded only for a URL, so that a file's
- * preview does not load the HTTP stack (node:http alone is ~25 ms of start-up).
+ * preview does not load the HTTP stack (node:http alone shows in start-up).
  */
 export async function previewUrl(
   url: string,

@@ -2,9 +2,10 @@
  * The flags `once` and `forward` share (config, dry run, concurrency, messenger API, log level),
  * read the same way by both.
  */
-import { configPathFrom } from "../config/read.ts";
-import { messengerApiFrom } from "../forward/runtime.ts";
+import { configPathFrom } from "../config/load.ts";
 import { type Level, levelFrom, LEVELS } from "../log/logger.ts";
+import { redactUrl } from "../log/secret.ts";
+import { DEFAULT_MESSENGER_API } from "../messenger/bot_api.ts";
 import { parsePositiveInt } from "./args.ts";
 import { UsageError } from "./errors.ts";
 import { DEFAULT_CONCURRENCY } from "./once.ts";
@@ -57,4 +58,21 @@ export function readRunFlags(
     messengerApi: messengerApiFrom(values["messenger-api"]),
     logLevel,
   };
+}
+
+/** The messenger API base URL: the flag, else $COURIER_MESSENGER_API, else Telegram's. */
+export function messengerApiFrom(flag: string | undefined): string {
+  const value = flag ?? Deno.env.get("COURIER_MESSENGER_API") ?? DEFAULT_MESSENGER_API;
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new UsageError(
+      `courier: the messenger API must be an http(s) URL, got "${redactUrl(value)}"`,
+    );
+  }
+  return value;
 }

@@ -1,6 +1,6 @@
 import { configPathFrom, loadSettings } from "../config/load.ts";
 import { nextCronRun } from "../config/cron.ts";
-import { type FeedStatus, renderStatusJson, renderStatusTable } from "../forward/status_view.ts";
+import { type FeedStatus, renderStatusJson, renderStatusTable } from "./status_view.ts";
 import { readLastSuccess } from "../store/last_success.ts";
 import { stateLocation } from "../store/location.ts";
 import { readFeedRecords, type RecordedRun } from "../store/status.ts";

@@ -1,5 +1,6 @@
 import { rfc3339Local, type SettingsView, viewSettings } from "../config/describe.ts";
-import { ConfigError, configPathFrom, loadSettings } from "../config/load.ts";
+import { ConfigError } from "../config/errors.ts";
+import { configPathFrom, loadSettings } from "../config/load.ts";
 import type { Settings } from "../config/types.ts";
 import { parseCommandArgs } from "./args.ts";
 import { UserError } from "./errors.ts";

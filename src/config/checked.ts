@@ -1,19 +1,19 @@
 /**
  * A config's plain values (as a YAML reader built them) checked against the field tables and
- * turned into settings, or null on any problem at all: the readers that only take valid configs
- * (block_yaml.ts, fast.ts) leave every problem to load.ts, which says file:line:col.
+ * turned into settings, or null on any problem at all: read_valid.ts leaves every problem to
+ * read_located.ts, which says file:line:col.
  */
 import { effectiveSettings } from "./effective.ts";
 import { FEED_FIELDS, type Field, TOP_FIELDS } from "./fields.ts";
 import type { Settings } from "./types.ts";
 import { type RawConfig, stateKeysProblem } from "./validate.ts";
 
-/** The settings of a valid config's values, or null when the full reader must decide. */
+/** The settings of a valid config's values, or null when the located reader must decide. */
 export function checkedSettings(doc: unknown, file: string, cwd: string): Settings | null {
   const top = fieldsOf(doc, TOP);
   if (top === null) return null;
   if (top.refs !== undefined && !isMapping(top.refs)) return null;
-  // Both token keys at once is a problem the full reader places.
+  // Both token keys at once is a problem the located reader places.
   if (top.messenger_auth_token !== undefined && top.messenger_auth_token_file !== undefined) {
     return null;
   }

@@ -1,60 +1,78 @@
 /**
- * The full config reader: text → YAML document with positions → validated raw config →
- * effective settings, every problem reported as file:line:col. read.ts asks it only when the
- * readers that take only valid configs (block_yaml.ts, fast.ts) did not accept it.
+ * Loading a config file, the way every command does. Two readers, one library each:
+ * read_valid.ts (js-yaml, plain values) takes a valid config; read_located.ts (yaml's document
+ * with positions) is asked only when that one declines, and finds and places the problems. The
+ * located reader is loaded only then: it reads a large config several times slower
+ * (bench/NOTES.md).
  */
-import { LineCounter, parseDocument } from "yaml";
-import { effectiveSettings } from "./effective.ts";
-import { fastSettings } from "./fast.ts";
-import { blockSettings, ConfigError } from "./read.ts";
-import { configToken } from "./token.ts";
+import { loadRegexEngine } from "../filter/regex.ts";
+import { fileReadProblem } from "../log/file_error.ts";
+import { ConfigError } from "./errors.ts";
+import { readValid } from "./read_valid.ts";
+import { configToken, environmentToken, TokenError, withToken } from "./token.ts";
 import type { Settings } from "./types.ts";
-import { type Problem, validateDocument } from "./validate.ts";
 
-export { ConfigError, configPathFrom, loadSettings, MISSING_CONFIG_HINT } from "./read.ts";
-
-function formatProblem(file: string, p: Problem): string {
-  return `${file}:${p.line}:${p.col}: ${p.path ? `${p.path}: ` : ""}${p.message}`;
-}
+/** What a new user without a config can do next; one line. */
+export const MISSING_CONFIG_HINT =
+  "name one with -c FILE or $COURIER_CONFIG (examples/config.yml is a commented start)";
 
 /**
- * Parses and validates config text; `file` is only used in messages. Pure: the token is the
- * config's own (`requireToken` false: the environment gives it, see token.ts).
+ * Why the config at `path` is missing, saying where the path came from: the default
+ * `./config.yml` is what a first run meets, so it gets the way forward.
  */
-export function parseSettings(
-  text: string,
-  file: string,
-  cwd: string,
-  requireToken = true,
-): Settings {
-  const block = blockSettings(text, file, cwd);
-  const quick = block === undefined ? fastSettings(text, file, cwd) : block;
-  if (quick && (!requireToken || configToken(quick) !== null)) return quick;
-  return documentSettings(text, file, cwd, requireToken);
+function missingConfig(path: string): string {
+  const env = Deno.env.get("COURIER_CONFIG");
+  if (env !== undefined && env === path) {
+    return `${path} (from $COURIER_CONFIG): cannot read config: no such file`;
+  }
+  if (env === undefined && path === "config.yml") {
+    return `no config.yml in this directory; ${MISSING_CONFIG_HINT}`;
+  }
+  return `${path}: cannot read config: no such file`;
 }
 
-/** parseSettings through the YAML document alone: what decides, and places every problem. */
-export function documentSettings(
-  text: string,
-  file: string,
-  cwd: string,
-  requireToken = true,
-): Settings {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, merge: true, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    throw new ConfigError(doc.errors.map((error) => {
-      const { line, col } = lines.linePos(error.pos[0]);
-      const first = error.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
-      return `${file}:${line}:${col}: invalid YAML: ${first}`;
-    }));
+/** The config path from a flag, else `$COURIER_CONFIG`, else `./config.yml`. */
+export function configPathFrom(flag: string | undefined): string {
+  return flag ?? Deno.env.get("COURIER_CONFIG") ?? "config.yml";
+}
+
+/** Reads and validates the config file at `path`. */
+export async function loadSettings(path: string, cwd = Deno.cwd()): Promise<Settings> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) throw new ConfigError([missingConfig(path)], true);
+    const reason = fileReadProblem(error);
+    throw new ConfigError([`${path}: cannot read config: ${reason}`]);
   }
-  if (doc.contents === null) {
-    throw new ConfigError([
-      `${file}: the config is empty (expected messenger_auth_token and feeds)`,
-    ]);
+  text = text.replace(/^\uFEFF/, "");
+  const fromEnvironment = environmentToken((name) => Deno.env.get(name), isFile);
+  // A filter's expressions are checked by compiling them; only a config with one pays for
+  // loading the engine (a key is always written out: YAML has no other way to name it).
+  if (text.includes("filter")) await loadRegexEngine();
+  let settings = readValid(text, path, cwd);
+  // The valid-config reader takes a config without a token; the located one says where it is
+  // missing.
+  if (settings && fromEnvironment === null && configToken(settings) === null) settings = null;
+  settings ??= (await import("./read_located.ts")).readLocated(
+    text,
+    path,
+    cwd,
+    fromEnvironment === null,
+  );
+  try {
+    return withToken(settings, fromEnvironment ?? configToken(settings)!);
+  } catch (error) {
+    if (error instanceof TokenError) throw new ConfigError([error.message]);
+    throw error;
   }
-  const { config, problems } = validateDocument(doc, lines, requireToken);
-  if (!config) throw new ConfigError(problems.map((p) => formatProblem(file, p)));
-  return effectiveSettings(config, file, cwd);
+}
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
 }

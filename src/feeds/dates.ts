@@ -90,7 +90,6 @@ function build(
   millis: number,
   offsetMinutes: number,
 ): Date | null {
-  if (year < 100) year += year < 50 ? 2000 : 1900;
   if (
     month < 1 || month > 12 || day < 1 || day > 31 || hour > 24 || minute > 59 || second > 60 ||
     year < 1800 || year > 9999
@@ -119,7 +118,7 @@ function daysToMonth(year: number, month: number): number {
 /**
  * Date.UTC(year, month - 1, day, ...) for years from 1 on, fields past their range carried over
  * as Date.UTC carries them (31 February is 2 or 3 March). Arithmetic, because Date.UTC is a call
- * into the engine's C++ that cost more than the rest of reading a date.
+ * into the engine's C++, the dearest part of reading a date.
  */
 export function utcTime(
   year: number,
@@ -138,8 +137,23 @@ const ISO =
   /^(\d{4})-?(\d{1,2})-?(\d{1,2})(?:(?:T|\s+|t)(\d{1,2}):?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?)?\s*(z|utc|gmt|[+-]\d{1,2}(?::?\d{2})?)?$/i;
 const RFC822 =
   /^(?:[^\d\s,]+\.?,?\s*)?(\d{1,2})(?:st|nd|rd|th)?[\s-]+([^\d\s,.-]+)\.?,?[\s-]+(\d{2,4}),?(?:[\sT]+(\d{1,2})[:.](\d{2})(?:[:.](\d{2})(?:\.(\d+))?)?)?\s*(.*)$/;
+/**
+ * Day, month and year with dots, as Europe writes them ("10.06.2003 04:00"): day first
+ * wherever dots are used, so never handed to Date.parse, which reads them month first.
+ */
+const DOTTED =
+  /^(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2}),?(?:[\sT]+(\d{1,2})[:.](\d{2})(?:[:.](\d{2}))?)?\s*(.*)$/;
 const MONTH_FIRST =
   /^(?:[^\d\s,]+,?\s+)?([^\d\s,.]+)\.?\s+(\d{1,2}),?\s+(\d{4}),?(?:\s+(?:at\s+)?(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([ap]\.?m\.?)?)?\s*(.*)$/i;
+
+/**
+ * The year a text writes: two digits are 1950-2049 (RFC 822's years); four are what they say,
+ * so "0099" is the year 99, which build refuses rather than read as 1999.
+ */
+function fullYear(text: string): number {
+  const year = Number(text);
+  return text.length === 2 ? year + (year < 50 ? 2000 : 1900) : year;
+}
 
 /** The number written by `count` ASCII digits at `at`, or -1. */
 function digits(s: string, at: number, count: number): number {
@@ -246,38 +260,34 @@ export function parseDate(text: string | undefined | null): Date | null {
   return common === undefined ? patternDate(s) : common;
 }
 
+/** build() with the hour, minute and second a pattern matched from group `at` on (0 if absent). */
+function buildAt(
+  year: number,
+  month: number,
+  day: number,
+  m: RegExpMatchArray,
+  at: number,
+  millis: number,
+  offset: number,
+): Date | null {
+  const [hour, minute, second] = [m[at], m[at + 1], m[at + 2]].map((g) => Number(g ?? 0));
+  return build(year, month, day, hour, minute, second, millis, offset);
+}
+
 /** The general reading of a trimmed, non-empty date; exported so tests can hold commonDate to it. */
 export function patternDate(s: string): Date | null {
   let m = s.match(ISO);
   if (m) {
     const offset = m[8] ? zoneOffset(m[8]) ?? 0 : 0;
     const millis = m[7] ? Math.round(Number(`0.${m[7]}`) * 1000) : 0;
-    return build(
-      Number(m[1]),
-      Number(m[2]),
-      Number(m[3]),
-      Number(m[4] ?? 0),
-      Number(m[5] ?? 0),
-      Number(m[6] ?? 0),
-      millis,
-      offset,
-    );
+    return buildAt(Number(m[1]), Number(m[2]), Number(m[3]), m, 4, millis, offset);
   }
   m = s.match(RFC822);
   if (m) {
     const month = monthNumber(m[2]);
     const offset = zoneOffset(m[8]);
     if (month !== undefined && offset !== undefined) {
-      return build(
-        Number(m[3]),
-        month,
-        Number(m[1]),
-        Number(m[4] ?? 0),
-        Number(m[5] ?? 0),
-        Number(m[6] ?? 0),
-        0,
-        offset,
-      );
+      return buildAt(fullYear(m[3]), month, Number(m[1]), m, 4, 0, offset);
     }
   }
   m = s.match(MONTH_FIRST);
@@ -301,8 +311,15 @@ export function patternDate(s: string): Date | null {
       );
     }
   }
-  // Last resort: whatever the JavaScript engine understands, if it names a year.
-  if (/\d{4}/.test(s)) {
+  m = s.match(DOTTED);
+  if (m) {
+    const offset = zoneOffset(m[7]);
+    if (offset === undefined) return null;
+    return buildAt(fullYear(m[3]), Number(m[2]), Number(m[1]), m, 4, 0, offset);
+  }
+  // Last resort: whatever the JavaScript engine understands, if it names a year; never a
+  // number with dots, which it reads month first.
+  if (/\d{4}/.test(s) && !/^\d{1,2}\.\d{1,2}\./.test(s)) {
     const t = Date.parse(s);
     if (Number.isFinite(t)) return new Date(t);
   }
@@ -315,7 +332,7 @@ const YEAR_10000 = 253_402_300_800_000;
 /**
  * RFC 3339 in UTC, without fractional seconds when there are none: toISOString's text. Worked
  * out here for 1970 to 9999, as one string of character codes: toISOString is a call into the
- * engine's C++, which was a tenth of writing a large feed's entries.
+ * engine's C++, which showed in writing a large feed's entries.
  */
 export function formatRfc3339(date: Date): string {
   const t = date.getTime();

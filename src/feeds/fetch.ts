@@ -1,4 +1,4 @@
-import { Deadlines } from "../log/deadlines.ts";
+import { Deadlines } from "../time/deadlines.ts";
 import { redactUrl } from "../log/secret.ts";
 import { proxyOf } from "../net/client.ts";
 import { describeNetworkFailure } from "../net/failure.ts";

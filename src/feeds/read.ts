@@ -2,7 +2,7 @@ import type { FeedType } from "../config/types.ts";
 import { redactUrl } from "../log/secret.ts";
 import type { Entry } from "./entry.ts";
 import { FeedError } from "./errors.ts";
-import type { Deadlines } from "../log/deadlines.ts";
+import type { Deadlines } from "../time/deadlines.ts";
 import { fetchFeedUrl, type FetchResult, type Validators } from "./fetch.ts";
 import { orderEntries } from "./merge.ts";
 import type { ServerPauses } from "./retry_after.ts";
@@ -54,7 +54,7 @@ export const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
 
 /**
  * The parser, loaded when a body first needs parsing: a steady-state run parses nothing, and
- * the parser with htmlparser2 is ~15 ms of a process's start-up.
+ * the parser with htmlparser2 is a noticeable part of a process's start-up.
  */
 let parser: Promise<typeof import("./parse.ts")> | undefined;
 

@@ -1,4 +1,4 @@
-import { type Clock, realClock } from "../log/clock.ts";
+import { type Clock, realClock } from "../time/clock.ts";
 
 /**
  * The longest pause a server's Retry-After can impose: a feed is never silenced for more than a

@@ -1,5 +1,5 @@
+import { Parser } from "htmlparser2";
 import { decodeHtml, isHtmlEntity } from "./entities.ts";
-import { PartNotLoaded } from "./optional.ts";
 
 /** Collapses runs of whitespace (including no-break spaces) to one space and trims. */
 export function collapse(text: string): string {
@@ -141,21 +141,35 @@ export function htmlToText(html: string): string {
   if (html.indexOf("<") < 0) return collapse(html.indexOf("&") < 0 ? html : decodeHtml(html));
   const inline = inlineMarkupText(html);
   if (inline !== null) return inline;
-  if (parsedHtmlText === undefined) {
-    throw new PartNotLoaded("the HTML parser");
-  }
   return parsedHtmlText(html);
 }
 
-/**
- * htmlToText's reading of markup that needs an HTML parser: html_parser.ts, which sets it when
- * loaded. Not imported here, so that a caller whose texts never need it (most feeds' titles)
- * does not load htmlparser2: see optional.ts.
- */
-let parsedHtmlText: ((html: string) => string) | undefined;
+const HIDDEN = new Set(["script", "style", "template"]);
 
-export function setHtmlParser(reader: (html: string) => string): void {
-  parsedHtmlText = reader;
+/** htmlToText's reading of any markup, by htmlparser2. */
+export function parsedHtmlText(html: string): string {
+  const parts: string[] = [];
+  let hidden = 0;
+  const parser = new Parser({
+    onopentagname(name) {
+      if (HIDDEN.has(name)) hidden++;
+      else if (BLOCK_ELEMENTS.has(name)) parts.push(" ");
+    },
+    onclosetag(name) {
+      if (HIDDEN.has(name)) hidden = Math.max(0, hidden - 1);
+      else if (BLOCK_ELEMENTS.has(name)) parts.push(" ");
+    },
+    ontext(text) {
+      if (hidden === 0) parts.push(text);
+    },
+  }, { decodeEntities: true, recognizeCDATA: true });
+  // Markup the text ends inside of ("<!DOCTYPE" quoted in a CDATA section) is text, as
+  // feedparser reads it: the HTML parser would keep only part of it.
+  const lastOpen = html.lastIndexOf("<");
+  const unfinished = lastOpen >= 0 && html.indexOf(">", lastOpen) < 0;
+  parser.end(unfinished ? html.slice(0, lastOpen) : html);
+  if (unfinished) parts.push(decodeHtml(html.slice(lastOpen)));
+  return collapse(parts.join(""));
 }
 
 /** Phrasing elements that are never void: an HTML parser reads their tags as nothing but tags. */
@@ -165,7 +179,7 @@ const INLINE = new Set([...PHRASING].filter((name) => !VOID.has(name)));
  * The text of markup whose every tag is a bare inline one (`<b>`, `</em>`, no attributes), with
  * no character references, else null. Such tags add nothing to the text, nested or not, so no
  * HTML parser is needed for a title like "Release <b>2.0</b>" (tests hold this to the parser's
- * reading): a parser per title was a tenth of a large Atom feed's parse.
+ * reading): a parser per title showed in a large Atom feed's parse.
  */
 function inlineMarkupText(html: string): string | null {
   if (html.indexOf("&") >= 0) return null;

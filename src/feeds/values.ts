@@ -33,7 +33,7 @@ export function nonEmpty(text: string): string | null {
 /**
  * Whether an entry's summary must be worked out: when the caller wants summaries, or when
  * identity needs one (an entry with neither id nor link is known by a hash of its content).
- * Turning HTML into text was a third of a large feed's parse, and preview shows no summaries.
+ * Turning HTML into text is much of a large feed's parse, and preview shows no summaries.
  */
 export function wantsSummary(id: string | null, link: string | null, wanted: boolean): boolean {
   return wanted || (id === null && link === null);

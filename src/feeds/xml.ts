@@ -138,9 +138,15 @@ function resolveBase(value: string, parent: string): string {
  * Called when an element closes, with its parent; returning true takes the element out of the
  * tree (the caller has consumed it), so items can be turned into entries as they stream past
  * and their nodes die young instead of filling the old generation. `complete` is false for
- * elements still open when the document ended (a truncated download).
+ * elements still open when the document ended (a truncated download); `unclosed` is true for
+ * an element closed without its own end tag (by an ancestor's, or by the end).
  */
-export type OnClose = (element: XmlElement, parent: XmlElement, complete: boolean) => boolean;
+export type OnClose = (
+  element: XmlElement,
+  parent: XmlElement,
+  complete: boolean,
+  unclosed: boolean,
+) => boolean;
 
 /**
  * Elements that never nest in a feed: a second `<item>` while one is open means the first one
@@ -175,13 +181,13 @@ export function parseXml(
   const scopeDepth: number[] = [];
 
   const rawNames: string[] = [];
-  const closeTop = (complete: boolean) => {
+  const closeTop = (complete: boolean, unclosed: boolean) => {
     const element = stack.pop()!;
     rawNames.pop();
     if (textless.length && textless[textless.length - 1] === element) textless.pop();
     if (onClose && stack.length) {
       const parent = stack[stack.length - 1];
-      if (onClose(element, parent, complete)) {
+      if (onClose(element, parent, complete, unclosed)) {
         // The closing element is always its parent's last child.
         parent.children.pop();
         if (parent.mixed) parent.mixed.pop();
@@ -214,7 +220,7 @@ export function parseXml(
   const openElement = (rawName: string, attrs: Record<string, string>) => {
     if (NO_NESTING.has(rawName)) {
       const open = rawNames.lastIndexOf(rawName);
-      if (open >= 0) { while (stack.length > open) closeTop(true); }
+      if (open >= 0) { while (stack.length > open) closeTop(true, true); }
     }
     let scope = scopes[scopes.length - 1];
     let declared: Record<string, string> | null = null;
@@ -263,16 +269,16 @@ export function parseXml(
       // As onopentag, ontext and onclosetag in turn: the element is the innermost one.
       openElement(rawName, attrs);
       if (data !== "") addText(data, false);
-      closeTop(true);
+      closeTop(true, false);
     },
-    onclosetag(rawName, atEnd) {
+    onclosetag(rawName, atEnd, unclosed) {
       // The scanner keeps its own stack; ours may already have closed this element (see
       // NO_NESTING), so close by name and ignore a close for an element we do not have open.
       // Nearly always the innermost one.
       const top = rawNames.length - 1;
       const at = top >= 0 && rawNames[top] === rawName ? top : rawNames.lastIndexOf(rawName);
       if (at < 0) return;
-      while (stack.length > at) closeTop(!atEnd);
+      while (stack.length > at) closeTop(!atEnd, unclosed || stack.length - 1 > at);
     },
     ontext(data) {
       addText(data, false);

@@ -2,8 +2,11 @@
 export interface XmlHandler {
   /** `attrs` is shared and frozen when the element has none. */
   onopentag(name: string, attrs: Record<string, string>): void;
-  /** `atEnd`: the element was still open when the document ended. */
-  onclosetag(name: string, atEnd: boolean): void;
+  /**
+   * `atEnd`: the element was still open when the document ended. `unclosed`: it had no end
+   * tag of its own (an ancestor's closed it, or the end did).
+   */
+  onclosetag(name: string, atEnd: boolean, unclosed: boolean): void;
   ontext(data: string): void;
   /** The contents of a CDATA section (possibly empty). */
   oncdata(data: string): void;
@@ -121,8 +124,8 @@ export function scanXml(text: string, handler: XmlHandler): void {
   let found = -1;
 
   // Tags are read by functions of their own rather than in the loop: the JIT optimises each one
-  // soon, where compiling one loop that held them all took ~100 ms, most of a large feed's scan
-  // (run meanwhile by slower code).
+  // soon, where one loop that held them all took long to compile, and a large feed's scan ran
+  // meanwhile in slower code (bench/NOTES.md).
 
   /** Reads the end tag at `lt`; false when it ends the scan. */
   function endTag(lt: number): boolean {
@@ -223,7 +226,7 @@ export function scanXml(text: string, handler: XmlHandler): void {
           handler.onopentag(name, attrs);
           if (open[open.length - 1] === name) {
             open.pop();
-            handler.onclosetag(name, false);
+            handler.onclosetag(name, false, false);
           }
           pos = textStart = k + 1;
           return true;
@@ -385,18 +388,18 @@ export function scanXml(text: string, handler: XmlHandler): void {
   if (trailing !== null) {
     if (trailing !== "") handler.ontext(trailing);
   } else if (textStart < len) handler.ontext(text.slice(textStart));
-  for (let i = open.length - 1; i >= 0; i--) handler.onclosetag(open[i], true);
+  for (let i = open.length - 1; i >= 0; i--) handler.onclosetag(open[i], true, true);
 
   function closeNamed(name: string): void {
     const last = open.length - 1;
     if (last >= 0 && open[last] === name) {
       open.pop();
-      handler.onclosetag(name, false);
+      handler.onclosetag(name, false, false);
       return;
     }
     const at = open.lastIndexOf(name);
     if (at < 0) return;
-    for (let i = open.length - 1; i >= at; i--) handler.onclosetag(open[i], false);
+    for (let i = open.length - 1; i >= at; i--) handler.onclosetag(open[i], false, i > at);
     open.length = at;
   }
 }

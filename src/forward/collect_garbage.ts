@@ -1,8 +1,8 @@
 /**
  * A full garbage collection, for a long-lived process right after a burst of short-lived
  * allocation (loading a large config). V8 keeps the pages such a burst grew the heap to until
- * it has been idle for a while (about 100 s for 5,000 feeds: 191 MiB right after start-up,
- * 95 MiB later); one full collection gives them back at once. `--expose-gc` can be turned on
+ * it has been idle for a while (minutes, for a large config: bench/NOTES.md); one full
+ * collection gives them back at once. `--expose-gc` can be turned on
  * at run time through node:v8, and the `gc` function it adds is read from a new context.
  */
 import { setFlagsFromString } from "node:v8";

@@ -1,5 +1,5 @@
 import type { FeedSettings } from "../config/types.ts";
-import type { Deadlines } from "../log/deadlines.ts";
+import type { Deadlines } from "../time/deadlines.ts";
 import type { ServerPauses } from "../feeds/retry_after.ts";
 import type { Entry } from "../feeds/entry.ts";
 import type { Logger } from "../log/logger.ts";
@@ -206,7 +206,7 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
       skipped: 0,
       filtered: 0,
       fetched: 0,
-      validators: changedOrNot(validators, read),
+      validators: validatorsToStore(validators, read),
       seen: undefined,
     };
   }
@@ -262,14 +262,14 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
     skipped,
     filtered: filtered.length,
     fetched: read.entries.length,
-    validators: changedOrNot(validators, read),
+    validators: validatorsToStore(validators, read),
     // Parsed: retention learns which entries the feed still holds (src/store/retention.ts).
     seen: ids,
   };
 }
 
 /** The validators to store, or undefined when they are the stored ones (no write needed). */
-function changedOrNot(
+function validatorsToStore(
   stored: ReadonlyMap<string, Validators>,
   read: { validators: Map<string, Validators> },
 ): Map<string, Validators> | undefined {

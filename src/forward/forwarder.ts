@@ -1,7 +1,7 @@
 import type { FeedSettings } from "../config/types.ts";
-import type { Deadlines } from "../log/deadlines.ts";
+import type { Deadlines } from "../time/deadlines.ts";
 import type { ServerPauses } from "../feeds/retry_after.ts";
-import { type Clock, realClock } from "../log/clock.ts";
+import { type Clock, realClock } from "../time/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Outbox } from "../messenger/bot_api.ts";
 import type { MessengerFatalError } from "../messenger/errors.ts";
@@ -171,14 +171,7 @@ export class Forwarder {
     try {
       results = await Promise.all(runs);
     } finally {
-      // Independent: the database's commit and the file's fsync overlap.
-      await Promise.all([
-        this.#settle(
-          "the runs of unchanged feeds could not be recorded",
-          stateFlush ?? options.state.flush?.(),
-        ),
-        this.#settle("the last-success file could not be flushed", options.successLog.flush?.()),
-      ]);
+      await this.flush(stateFlush);
     }
     return { results, fatal };
   }
@@ -199,14 +192,30 @@ export class Forwarder {
     this.#controller.abort(error);
   }
 
+  /**
+   * Writes out what runs left buffered: the run records (`stateFlush` when one is under way)
+   * and the last-success file. The one place that does, after each run and when the loop
+   * stops. Independent: the database's commit and the file's fsync overlap.
+   */
+  async flush(stateFlush?: Promise<void>): Promise<void> {
+    const { state, successLog } = this.#options;
+    await Promise.all([
+      this.#settle("the runs could not be recorded", stateFlush ?? state.flush?.()),
+      this.#settle("the last-success file could not be flushed", successLog.flush?.()),
+    ]);
+  }
+
   /** Waits for an end-of-run flush; a failure there is logged, it belongs to no feed. */
   async #settle(what: string, flushing: Promise<void> | undefined): Promise<void> {
     try {
       await flushing;
     } catch (error) {
-      this.#options.logger.error(what, {
-        error: error instanceof Error ? error.message : String(error),
-      });
+      this.#options.logger.error(what, { error: messageOf(error) });
     }
   }
+}
+
+/** An error's first line, for a log field. */
+export function messageOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0];
 }

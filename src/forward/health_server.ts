@@ -4,6 +4,7 @@
  * Plain Deno.serve rather than Hono: two fixed routes need no router, and `forward` should not
  * load the browser's web framework for them.
  */
+import type { HealthSnapshot } from "./health.ts";
 
 /** A one-line user error about `--metrics` (bad address, cannot listen). */
 export class MetricsAddressError extends Error {
@@ -84,39 +85,6 @@ export function parseMetricsAddress(value: string): ListenAddress {
     throw new MetricsAddressError(`--metrics ${shown}: port must be from 1 to 65535`);
   }
   return { hostname: host, port };
-}
-
-export interface SchedulerHealth {
-  ok: boolean;
-  /** How late the expected tick is (0 when it is not late). */
-  overdueMs: number;
-}
-
-/**
- * Whether the scheduler is alive: stalled when the tick it planned for `expectedNextTickAt` has
- * not happened `slackMs` after that time. No expected tick (nothing scheduled) is healthy; a
- * tick at or after the expected time means the expectation is stale, not the loop; a clock
- * stepped backward makes nothing overdue.
- */
-export function schedulerHealth(
-  lastTickAt: Date | null,
-  expectedNextTickAt: Date | null,
-  now: Date,
-  slackMs: number,
-): SchedulerHealth {
-  if (expectedNextTickAt === null) return { ok: true, overdueMs: 0 };
-  const expected = expectedNextTickAt.getTime();
-  if (lastTickAt !== null && lastTickAt.getTime() >= expected) return { ok: true, overdueMs: 0 };
-  const overdueMs = Math.max(0, now.getTime() - expected);
-  return { ok: overdueMs <= slackMs, overdueMs };
-}
-
-/** What the loop tells `/healthz`. */
-export interface HealthSnapshot {
-  ok: boolean;
-  /** Feeds scheduled. */
-  feeds: number;
-  lastTick: Date | null;
 }
 
 export interface HealthServerOptions {

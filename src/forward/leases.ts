@@ -16,7 +16,7 @@
  * fail stops sending a quarter of the TTL before anyone else may take the channel, which is
  * also the clock skew between machines this tolerates.
  */
-import type { Clock, TimerId } from "../log/clock.ts";
+import type { Clock, TimerId } from "../time/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import type { LeaseClaim, LeaseHolding } from "../store/leases.ts";
 

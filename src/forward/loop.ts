@@ -8,11 +8,11 @@
  * schedule in milliseconds.
  */
 import type { FeedSettings } from "../config/types.ts";
-import type { Clock, TimerId } from "../log/clock.ts";
+import type { Clock, TimerId } from "../time/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import type { FeedResult } from "./feed_run.ts";
-import { Forwarder, type ForwarderOptions } from "./forwarder.ts";
-import { type HealthSnapshot, schedulerHealth } from "./health_server.ts";
+import { Forwarder, type ForwarderOptions, messageOf } from "./forwarder.ts";
+import { type HealthSnapshot, schedulerHealth } from "./health.ts";
 import type { Leases } from "./leases.ts";
 import type { ForwardMetrics } from "./metrics.ts";
 import { Schedule } from "./schedule.ts";
@@ -209,11 +209,7 @@ export class Loop {
       await all;
     }
     await Promise.all([this.#maintaining, this.#checkpointing]);
-    const { state, successLog } = this.#options.forwarder;
-    await Promise.all([
-      this.#settle("the runs could not be recorded", state.flush?.()),
-      this.#settle("the last-success file could not be flushed", successLog.flush?.()),
-    ]);
+    await this.#forwarder.flush();
   }
 
   /** Whether the loop ticks when it planned to, for `/healthz`. */
@@ -382,16 +378,4 @@ export class Loop {
     this.#clock.clearTimeout(this.#timer);
     this.#timer = undefined;
   }
-
-  async #settle(what: string, flushing: Promise<void> | undefined): Promise<void> {
-    try {
-      await flushing;
-    } catch (error) {
-      this.#logger.error(what, { error: messageOf(error) });
-    }
-  }
-}
-
-function messageOf(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0];
 }

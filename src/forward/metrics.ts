@@ -2,10 +2,8 @@
  * The forwarder's metrics in the Prometheus text exposition format (version 0.0.4).
  *
  * Hand-written rather than npm `prom-client` 15.1.3: prom-client works under Deno, but its
- * dynamic import (after yaml and croner, as in `forward`) took a median of 87-245 ms over three
- * 11-run series on the 2-core dev machine (best run 60 ms) and grew RSS by ~6.5 MiB (it pulls
- * @opentelemetry/api, tdigest and bintrees), against ~0.5 ms and ~0.3 MiB for this module;
- * what we emit is a fixed set of families that fits in one small renderer. Only the `forward`
+ * import cost `forward` a hundred times this module's time and memory (it pulls
+ * @opentelemetry/api, tdigest and bintrees; figures in bench/NOTES.md), and what we emit is a fixed set of families that fits in one small renderer. Only the `forward`
  * command may import this module, so `once` never loads it (a test checks the module graph).
  *
  * Label values are only feed names, the version (the config restricts them to NAME_PATTERN, re-checked
@@ -24,7 +22,7 @@ export type RunOutcome = typeof RUN_OUTCOMES[number];
  * `_count`, 2 series): rate(sum)/rate(count) is each feed's mean, which answers "which feed is
  * slow", and sums add up across feeds and instances. Over all feeds, one histogram with these
  * bounds: histogram_quantile gives the forwarder's p50/p95. A histogram per feed would cost
- * 12 series a feed (60,000 at 5,000 feeds, ~6 MB a scrape) for quantiles nobody needs per
+ * 12 series a feed (megabytes a scrape for thousands of feeds) for quantiles nobody needs per
  * feed; client-side summary quantiles cannot be aggregated and need a sketch in process.
  * A run fetches (seconds) then sends at most 20 messages a minute per channel, so a large
  * first sighting takes minutes: hence bounds up to 5 min.
@@ -97,10 +95,9 @@ function checkFeed(feed: string): void {
 
 /**
  * Each line is encoded into one byte buffer, reused across renders, as soon as it is made, so
- * lines die young. With a 5,000-feed exposition (~45,000 lines, 2.8 MB) rendered 400 times,
- * RSS peaked at 253 MiB when the lines were collected in an array and joined, at 181 MiB with
- * this writer but the feeds sorted anew each time, and at 82 MiB (from 43) with this writer
- * and the sorted feed list kept between renders.
+ * lines die young, and the sorted feed list is kept between renders: collecting the lines in
+ * an array and joining them, or sorting anew each time, took a large exposition's renders to
+ * several times the memory (bench/NOTES.md).
  */
 class LineWriter {
   static readonly #encoder = new TextEncoder();

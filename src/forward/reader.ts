@@ -1,10 +1,11 @@
 /**
- * The feed reader as delivery sees it: `readFeed` of src/feeds/mod.ts, or a stub with the same
+ * The feed reader as delivery sees it: `readFeed` of src/feeds/read.ts, or a stub with the same
  * contract in tests. The types are those of src/feeds (one definition).
  */
-import type { FeedRead, ReadOptions } from "../feeds/mod.ts";
+import type { FeedRead, ReadOptions } from "../feeds/read.ts";
 
-export type { FeedRead, ReadOptions, Validators } from "../feeds/mod.ts";
+export type { Validators } from "../feeds/fetch.ts";
+export type { FeedRead, ReadOptions } from "../feeds/read.ts";
 
 /** Reads one feed (all its URLs); throws an error naming the URL when any fails. */
 export type FeedReader = (options: ReadOptions) => Promise<FeedRead>;

@@ -1,24 +1,16 @@
 /**
- * What a command that forwards (or reads the forwarder's state) stands on: the data_dir lock,
- * the database, the last-success file, the outbox (the Bot API, or a printer for a dry run),
- * the proxy clients, and which feeds to run. `once` opens it for one run; a long-lived process
- * keeps it open and swaps its proxy clients on reload.
+ * What a run stands on: the data_dir lock, the database, the last-success file, the outbox (the
+ * Bot API, or a printer for a dry run) and the proxy clients. `once` opens it for one run; a
+ * long-lived process keeps it open and swaps its proxy clients on reload. Which feeds to run
+ * and the messenger API are decided before (select_feeds.ts, cli/run_flags.ts).
  */
 import type { FeedSettings, Settings } from "../config/types.ts";
-import { type Clock, realClock, sleep } from "../log/clock.ts";
+import { type Clock, realClock, sleep } from "../time/clock.ts";
 import type { Logger } from "../log/logger.ts";
-import { redactUrl } from "../log/secret.ts";
-import {
-  BotApi,
-  DEFAULT_MESSENGER_API,
-  type Outbox,
-  type SendOptions,
-  type Sent,
-} from "../messenger/bot_api.ts";
+import { BotApi, type Outbox, type SendOptions, type Sent } from "../messenger/bot_api.ts";
 import type { Message } from "../messenger/format.ts";
 import { Pacer, seedPacer, TELEGRAM_LIMITS } from "../messenger/pacer.ts";
-import { openProxyClient, type ProxyClient } from "../net/client.ts";
-import { parseProxy } from "../net/proxy.ts";
+import { ProxyClients } from "../net/proxy_clients.ts";
 import { Store } from "../store/db.ts";
 import { describeLocation, stateLocation } from "../store/location.ts";
 import { DEFAULT_LEASE_TTL_MS, holderName, Leases } from "./leases.ts";
@@ -27,88 +19,6 @@ import { acquireLock, type DataDirLock } from "../store/lock.ts";
 import { PrintingOutbox, readOnlyState } from "./dry_run.ts";
 import type { ForwardState, SuccessLog } from "./feed_run.ts";
 import type { ForwarderOptions } from "./forwarder.ts";
-
-/** A bad command-line choice found while wiring a run (exit code 2, nothing was done). */
-export class RuntimeUsageError extends Error {
-  override name = "RuntimeUsageError";
-  readonly exitCode = 2;
-}
-
-/** The messenger API base URL: the flag, else $COURIER_MESSENGER_API, else Telegram's. */
-export function messengerApiFrom(flag: string | undefined): string {
-  const value = flag ?? Deno.env.get("COURIER_MESSENGER_API") ?? DEFAULT_MESSENGER_API;
-  let url: URL | null = null;
-  try {
-    url = new URL(value);
-  } catch {
-    url = null;
-  }
-  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    throw new RuntimeUsageError(
-      `courier: the messenger API must be an http(s) URL, got "${redactUrl(value)}"`,
-    );
-  }
-  return value;
-}
-
-/** The named feeds (all when none is named), in config order: the delivery order on a channel. */
-export function selectFeeds(command: string, settings: Settings, names: string[]): FeedSettings[] {
-  if (names.length === 0) return settings.feeds;
-  const known = new Map(settings.feeds.map((f) => [f.name, f]));
-  const unknown = names.filter((n) => !known.has(n));
-  if (unknown.length > 0) {
-    throw new RuntimeUsageError(
-      `courier ${command}: no feed named ${unknown.map((n) => `"${n}"`).join(", ")} in ` +
-        `${settings.configPath} (feeds: ${[...known.keys()].join(", ")})`,
-    );
-  }
-  return settings.feeds.filter((f) => names.includes(f.name));
-}
-
-/**
- * One HTTP client per distinct proxy value, keyed by that value. `update` opens the clients a
- * new set of values needs and hands back the closing of those no longer named, for the caller
- * to run once no run that started with the old settings is still using them.
- */
-export class ProxyClients {
-  readonly #clients = new Map<string, ProxyClient>();
-
-  get(value: string | null): Deno.HttpClient | undefined {
-    return value === null ? undefined : this.#clients.get(value)?.client;
-  }
-
-  /** Opens what `values` adds; on a failure, opens nothing (the clients in use stay). */
-  async update(values: Iterable<string | null>): Promise<() => Promise<void>> {
-    const wanted = new Set([...values].filter((v): v is string => v !== null));
-    const opened = new Map<string, ProxyClient>();
-    try {
-      for (const value of wanted) {
-        // Values were checked by the config loader; parseProxy throws ProxyError otherwise.
-        if (!this.#clients.has(value)) opened.set(value, await openProxyClient(parseProxy(value)));
-      }
-    } catch (error) {
-      for (const c of opened.values()) await c.close();
-      throw error;
-    }
-    for (const [value, client] of opened) this.#clients.set(value, client);
-    const dropped: ProxyClient[] = [];
-    for (const [value, client] of this.#clients) {
-      if (!wanted.has(value)) {
-        dropped.push(client);
-        this.#clients.delete(value);
-      }
-    }
-    return async () => {
-      for (const c of dropped) await c.close();
-    };
-  }
-
-  async close(): Promise<void> {
-    const all = [...this.#clients.values()];
-    this.#clients.clear();
-    for (const c of all) await c.close();
-  }
-}
 
 export interface RuntimeOptions {
   settings: Settings;

@@ -59,7 +59,7 @@ export class Schedule {
   #feeds: FeedState[] = [];
   /** The same states by name: `nextFor` is asked for every feed at start and at each tick. */
   #byName = new Map<string, FeedState>();
-  /** Croner jobs by expression: feeds share a few schedules, and a job costs ~70 µs to build. */
+  /** Croner jobs by expression: feeds share a few schedules, and a job is dear to build. */
   #jobs = new Map<string, Cron>();
 
   constructor(options: ScheduleOptions = {}) {
@@ -81,7 +81,7 @@ export class Schedule {
     const added: string[] = [];
     const changed: string[] = [];
     // Feeds share a few expressions; croner's answer for one expression at `now` serves all.
-    const memo = new Memo(now);
+    const answers = new CronAnswers(now);
     this.#feeds = feeds.map((feed) => {
       const job = this.#jobs.get(feed.cron) ?? jobs.get(feed.cron) ?? this.#job(feed.cron);
       jobs.set(feed.cron, job);
@@ -89,7 +89,7 @@ export class Schedule {
       old.delete(feed.name);
       if (kept && kept.cron === feed.cron) return { ...kept, job };
       (kept ? changed : added).push(feed.name);
-      const next = catchUp(memo, job, lastSuccess, feed, now);
+      const next = catchUp(answers, job, lastSuccess, feed, now);
       return { name: feed.name, cron: feed.cron, job, next, nextIsSlot: next !== now.getTime() };
     });
     this.#jobs = jobs;
@@ -106,18 +106,18 @@ export class Schedule {
     const t = now.getTime();
     const due: Due[] = [];
     // Feeds due together mostly share an expression and a slot: one croner call for them all.
-    const memo = new Memo(now);
+    const answers = new CronAnswers(now);
     for (const feed of this.#feeds) {
       if (feed.next > t) continue;
       // The steady state: the slot it waited for is the latest one, and the slot after it is
       // the next (one croner call). After a jump or a catch-up, both are looked up from now.
-      const after = feed.nextIsSlot ? memo.nextAfter(feed.job, feed.next) : -Infinity;
+      const after = feed.nextIsSlot ? answers.nextAfter(feed.job, feed.next) : -Infinity;
       if (after > t) {
         due.push({ feed: feed.name, slot: new Date(feed.next) });
         feed.next = after;
       } else {
-        due.push({ feed: feed.name, slot: memo.latestSlot(feed.job) });
-        feed.next = memo.nextAfter(feed.job, t);
+        due.push({ feed: feed.name, slot: answers.latestSlot(feed.job) });
+        feed.next = answers.nextAfter(feed.job, t);
       }
       feed.nextIsSlot = true;
     }
@@ -147,8 +147,8 @@ export class Schedule {
     return new Cron(cron, {
       mode: "5-part",
       paused: true,
-      // UTC has no daylight saving: a fixed offset gives the same times, ~6x faster than
-      // croner's time-zone path (which goes through Intl for every candidate time).
+      // UTC has no daylight saving: a fixed offset gives the same times, faster than croner's
+      // time-zone path (which goes through Intl for every candidate time).
       ...(zone === undefined ? {} : UTC.has(zone) ? { utcOffset: 0 } : { timezone: zone }),
     });
   }
@@ -161,25 +161,25 @@ const UTC = new Set(["UTC", "Etc/UTC", "Etc/GMT", "GMT", "Etc/Universal", "Unive
  * at or before now is later than its last success (it missed that slot), else its next slot.
  */
 function catchUp(
-  memo: Memo,
+  answers: CronAnswers,
   job: Cron,
   lastSuccess: ReadonlyMap<string, Date>,
   feed: ScheduledFeed,
   now: Date,
 ): number {
   const last = lastSuccess.get(feed.name);
-  const slot = memo.latestSlot(job);
+  const slot = answers.latestSlot(job);
   if (last === undefined || (slot !== null && slot.getTime() > last.getTime())) {
     return now.getTime();
   }
-  return memo.nextAfter(job, now.getTime());
+  return answers.nextAfter(job, now.getTime());
 }
 
 /**
  * Croner's answers within one call of `update` or `due` (one `now`), by job and time: they
  * depend on nothing else, and thousands of feeds share a handful of expressions.
  */
-class Memo {
+class CronAnswers {
   readonly #latest = new Map<Cron, Date | null>();
   readonly #next = new Map<Cron, Map<number, number>>();
 

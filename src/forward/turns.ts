@@ -1,3 +1,6 @@
+// Named for taking turns: feeds sharing a channel deliver in turn (ChannelTurns), and at most
+// `concurrency` feeds take theirs at once (Semaphore).
+
 /** One feed's place in the delivery order of its channel. */
 export interface Turn {
   /** Resolves when every earlier feed of the channel has finished delivering. */

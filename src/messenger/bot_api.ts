@@ -1,4 +1,4 @@
-import { realClock, sleep } from "../log/clock.ts";
+import { realClock, sleep } from "../time/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import { redactUrl, scrub, type Secret } from "../log/secret.ts";
 import { proxyOf } from "../net/client.ts";

@@ -1,6 +1,6 @@
 /**
  * The standard reason phrases, as Node's `http.STATUS_CODES` has them: importing node:http for
- * this table loaded its whole HTTP stack, a tenth of a `courier once`'s start-up.
+ * this table loaded its whole HTTP stack, which `courier once` does not otherwise need.
  */
 const STATUS_CODES: Readonly<Record<number, string>> = {
   100: "Continue",

@@ -4,7 +4,7 @@ import { openRemote } from "./remote.ts";
 import { dbPath, describeLocation, type StateLocation } from "./location.ts";
 import { type LeaseClaim, type LeaseHolding, LeasesTable } from "./leases.ts";
 import type { Entry } from "../feeds/entry.ts";
-import { type Clock, realClock, type TimerId } from "../log/clock.ts";
+import { type Clock, realClock, type TimerId } from "../time/clock.ts";
 import { GroupCommit } from "./commit.ts";
 import { EntriesTable } from "./entries.ts";
 import { describeFailure, sqliteCode, StoreError, storeFailure } from "./failure.ts";

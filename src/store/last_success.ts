@@ -1,4 +1,4 @@
-import { type Clock, realClock, type TimerId } from "../log/clock.ts";
+import { type Clock, realClock, type TimerId } from "../time/clock.ts";
 
 /** The last-success file could not be read or written; the message names the file. */
 export class LastSuccessError extends Error {

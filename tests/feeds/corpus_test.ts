@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { FeedError, parseFeed } from "../../src/feeds/mod.ts";
+import { FeedError } from "../../src/feeds/errors.ts";
+import { parseFeed } from "../../src/feeds/parse.ts";
 import { asExpected, expectedFor, fixtureNames, FIXTURES } from "../support/feed_server.ts";
 
 const names = fixtureNames();

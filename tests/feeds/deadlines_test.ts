@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { Deadlines, processDeadlines, readFeed } from "../../src/feeds/mod.ts";
+import { processDeadlines } from "../../src/feeds/fetch.ts";
+import { readFeed } from "../../src/feeds/read.ts";
+import { Deadlines } from "../../src/time/deadlines.ts";
 import { ManualClock } from "../support/manual_clock.ts";
 import { startFeedServer } from "../support/feed_server.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { fetchFeedUrl } from "../../src/feeds/fetch.ts";
-import { readFeed } from "../../src/feeds/mod.ts";
+import { readFeed } from "../../src/feeds/read.ts";
 import { openProxyClient } from "../../src/net/client.ts";
 import { parseProxy } from "../../src/net/proxy.ts";
 import { startMicrosocks, startTinyproxy } from "../support/proxy_servers.ts";

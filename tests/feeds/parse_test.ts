@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { FeedError, orderEntries, parseFeed } from "../../src/feeds/mod.ts";
+import { FeedError } from "../../src/feeds/errors.ts";
+import { orderEntries } from "../../src/feeds/merge.ts";
+import { parseFeed } from "../../src/feeds/parse.ts";
 import { formatRfc3339, parseDate, patternDate, utcTime } from "../../src/feeds/dates.ts";
 import { decodeEntities } from "../../src/feeds/entities.ts";
 import { contentId } from "../../src/feeds/identity.ts";

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { FeedError, readFeed, USER_AGENT } from "../../src/feeds/mod.ts";
+import { FeedError } from "../../src/feeds/errors.ts";
+import { USER_AGENT } from "../../src/feeds/fetch.ts";
+import { readFeed } from "../../src/feeds/read.ts";
 import { VERSION } from "../../src/version.ts";
 import { startFeedServer } from "../support/feed_server.ts";
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { MAX_PAUSE_MS, parseRetryAfter, readFeed, ServerPauses } from "../../src/feeds/mod.ts";
+import { readFeed } from "../../src/feeds/read.ts";
+import { MAX_PAUSE_MS, parseRetryAfter, ServerPauses } from "../../src/feeds/retry_after.ts";
 import { ManualClock } from "../support/manual_clock.ts";
 import { FIXTURES } from "../support/feed_server.ts";
 

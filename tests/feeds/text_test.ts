@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
-import { parsedHtmlText } from "../../src/feeds/html_parser.ts";
-import { htmlToText, looksLikeHtml, maybeHtmlToText } from "../../src/feeds/text.ts";
+import {
+  htmlToText,
+  looksLikeHtml,
+  maybeHtmlToText,
+  parsedHtmlText,
+} from "../../src/feeds/text.ts";
 
 Deno.test("text: plain titles that mention tags are not HTML", () => {
   for (

@@ -1,6 +1,6 @@
 import { bodyHashOf } from "../../src/feeds/body_hash.ts";
 import assert from "node:assert/strict";
-import { readFeed } from "../../src/feeds/mod.ts";
+import { readFeed } from "../../src/feeds/read.ts";
 
 const rss = (items: [guid: string, link: string][]) =>
   `<?xml version="1.0"?><rss version="2.0"><channel><title>T</title>${

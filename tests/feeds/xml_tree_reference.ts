@@ -182,7 +182,7 @@ export function parseXml(
     onleaf(name, attrs, data) {
       this.onopentag(name, attrs);
       if (data !== "") this.ontext(data);
-      this.onclosetag(name, false);
+      this.onclosetag(name, false, false);
     },
     onopentag(rawName, attrs) {
       if (NO_NESTING.has(rawName)) {

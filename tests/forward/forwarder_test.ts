@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { Forwarder, type ForwarderOptions } from "../../src/forward/forwarder.ts";
-import { readFeed, ServerPauses } from "../../src/feeds/mod.ts";
+import { readFeed } from "../../src/feeds/read.ts";
+import { ServerPauses } from "../../src/feeds/retry_after.ts";
 import { MessengerFatalError } from "../../src/messenger/errors.ts";
 import { Store } from "../../src/store/db.ts";
 import {

@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
+import { type HealthSnapshot, schedulerHealth } from "../../src/forward/health.ts";
 import {
-  type HealthSnapshot,
   METRICS_CONTENT_TYPE,
   MetricsAddressError,
   parseMetricsAddress,
-  schedulerHealth,
   serveHealth,
 } from "../../src/forward/health_server.ts";
 import { ForwardMetrics } from "../../src/forward/metrics.ts";
@@ -209,6 +208,20 @@ Deno.test("health server: `courier once` never loads it", async () => {
   const loaded = await modulesLoadedBy("src/cli/once.ts");
   assert.ok(loaded.has("src/cli/once_run.ts"));
   assert.ok(!loaded.has("src/forward/health_server.ts"));
+});
+
+Deno.test("health server: the loop decides its health without the HTTP module", async () => {
+  const loop = new URL("../../src/forward/loop.ts", import.meta.url).pathname;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", loop],
+    stdout: "piped",
+  }).output();
+  const info = JSON.parse(new TextDecoder().decode(output.stdout)) as {
+    modules: { specifier: string }[];
+  };
+  const loaded = info.modules.map((m) => m.specifier);
+  assert.ok(loaded.some((s) => s.endsWith("/src/forward/health.ts")));
+  assert.ok(!loaded.some((s) => s.endsWith("/src/forward/health_server.ts")));
 });
 
 Deno.test("health server: /readyz is 503 until ready and again once stopping", async () => {

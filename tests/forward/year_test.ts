@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import type { FeedSettings } from "../../src/config/types.ts";
-import { Deadlines } from "../../src/log/deadlines.ts";
+import { Deadlines } from "../../src/time/deadlines.ts";
 import { readFeed } from "../../src/feeds/read.ts";
 import { Forwarder } from "../../src/forward/forwarder.ts";
-import { sleep } from "../../src/log/clock.ts";
+import { sleep } from "../../src/time/clock.ts";
 import { Secret } from "../../src/log/secret.ts";
 import { BotApi } from "../../src/messenger/bot_api.ts";
 import { Store } from "../../src/store/db.ts";

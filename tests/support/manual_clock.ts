@@ -1,4 +1,4 @@
-import type { Clock, TimerId } from "../../src/log/clock.ts";
+import type { Clock, TimerId } from "../../src/time/clock.ts";
 
 interface Timer {
   at: number;

@@ -16,7 +16,7 @@ import {
   type WorkerHead,
   type WorkerRequest,
 } from "./protocol.ts";
-import type { Deadline, Deadlines } from "../../log/deadlines.ts";
+import type { Deadline, Deadlines } from "../../time/deadlines.ts";
 
 /** The request ran (or waited, or both) past the time limit; a running query was killed. */
 export class QueryTimeoutError extends Error {

@@ -16,8 +16,8 @@ import {
   WorkerError,
 } from "./job.ts";
 import { type SpawnWorker, workerSpawner } from "./spawn.ts";
-import { realClock } from "../../log/clock.ts";
-import { type Deadline, Deadlines } from "../../log/deadlines.ts";
+import { realClock } from "../../time/clock.ts";
+import { type Deadline, Deadlines } from "../../time/deadlines.ts";
 
 export {
   type Answer,

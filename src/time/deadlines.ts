@@ -1,9 +1,7 @@
 /**
  * Many deadlines behind one timer, for the fetches of a run and the requests of the browser.
- * A `setTimeout` and its `clearTimeout` per request were a measurable share of both (a
- * steady-state run answers 500 requests in a few ms each; the browser's point lookups spent ~8%
- * of the server's CPU on them): each is a Node-style Timeout object and two calls into the
- * runtime. Here a deadline is a list entry: adding one at the end and removing one are a few
+ * A `setTimeout` and its `clearTimeout` per request were a measurable share of both
+ * (bench/NOTES.md): each is a Node-style Timeout object and two calls into the runtime. Here a deadline is a list entry: adding one at the end and removing one are a few
  * pointer writes, and the one timer is armed for the earliest. Deadlines mostly arrive in order
  * (start time plus the same limit), so an insertion looks back from the end.
  *

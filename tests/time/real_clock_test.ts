@@ -1,13 +1,13 @@
 /**
- * The real clock's timers (src/log/clock.ts) behave as the rest of courier expects: a pending
+ * The real clock's timers (realClock) behave as the rest of courier expects: a pending
  * one keeps its process alive and fires, a cleared one neither fires nor holds the process,
  * and they fire in time order. Each case runs in a process of its own, because what
  * keeps a process alive is only seen by its ending.
  */
 import assert from "node:assert/strict";
-import { realClock } from "../../src/log/clock.ts";
+import { realClock } from "../../src/time/clock.ts";
 
-const CLOCK = new URL("../../src/log/clock.ts", import.meta.url).href;
+const CLOCK = new URL("../../src/time/clock.ts", import.meta.url).href;
 
 /** Runs `body` (with `clock` in scope) in a new process; its stdout, once it ends by itself. */
 async function inProcess(body: string): Promise<string> {

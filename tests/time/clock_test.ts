@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { sleep } from "../../src/log/clock.ts";
+import { sleep } from "../../src/time/clock.ts";
 import { ManualClock } from "../support/manual_clock.ts";
 
 Deno.test("manual clock: timers run in time order at their own time; a jump runs none", async () => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Deadlines } from "../../src/log/deadlines.ts";
+import { Deadlines } from "../../src/time/deadlines.ts";
 import { ManualClock } from "../support/manual_clock.ts";
 
 /** Resolves with the order in which `count` deadlines fired. */

@@ -6,7 +6,7 @@ import {
   formatRelative,
   renderStatusJson,
   renderStatusTable,
-} from "../../src/forward/status_view.ts";
+} from "../../src/cli/status_view.ts";
 
 const NOW = new Date("2026-11-23T14:53:20Z");
 const t = (iso: string) => new Date(iso);
