@@ -22,50 +22,11 @@ export async function readLastSuccess(path: string): Promise<Map<string, Date>> 
     if (error instanceof Deno.errors.NotFound) return new Map();
     throw new LastSuccessError(`cannot read ${path}: ${(error as Error).message}`);
   }
-  return ownLines(text) ?? await parsedAsYaml(text, path);
+  return timesOf(await readYaml(path, text));
 }
 
-/**
- * One line as formatLine writes it: a JSON-quoted name (a YAML double-quoted string), then an
- * RFC 3339 time, which YAML reads as a plain string.
- */
-const LINE =
-  /^("(?:[^"\\\n]|\\.)*"): (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))$/;
-
-/**
- * The file as this process and its predecessors write it, one `"name": time` line each, read
- * line by line; null for anything else (an edited file, a duplicate name), which the YAML
- * parser then reads and judges. The parser checked each key against every earlier one, a
- * quadratic cost for hundreds of feeds, and loading it cost more than the run's other work.
- */
-function ownLines(text: string): Map<string, Date> | null {
-  const map = new Map<string, Date>();
-  const names = new Set<string>();
-  const lines = text.split("\n");
-  if (lines.at(-1) === "") lines.pop();
-  for (const line of lines) {
-    const match = LINE.exec(line);
-    if (match === null) return null;
-    const name = jsonString(match[1]);
-    if (name === null || names.has(name)) return null;
-    names.add(name);
-    const date = new Date(match[2]);
-    if (!Number.isNaN(date.getTime())) map.set(name, date);
-  }
-  return map;
-}
-
-/** A quoted name; null for an escape YAML knows and JSON does not (`\x41`). */
-function jsonString(quoted: string): string | null {
-  try {
-    return JSON.parse(quoted);
-  } catch {
-    return null;
-  }
-}
-
-async function parsedAsYaml(text: string, path: string): Promise<Map<string, Date>> {
-  const doc = await parseYaml(path, text);
+/** Feed name → time, from the file's plain values; values that are not times are left out. */
+function timesOf(doc: unknown): Map<string, Date> {
   const map = new Map<string, Date>();
   if (doc === null || typeof doc !== "object" || Array.isArray(doc)) return map;
   for (const [name, value] of Object.entries(doc as Record<string, unknown>)) {
@@ -76,11 +37,16 @@ async function parsedAsYaml(text: string, path: string): Promise<Map<string, Dat
 }
 
 /**
- * The file's YAML as plain values. A syntax error is one whole line, `file:line:col: what`:
- * the yaml package's own message ends with "at line L, column C:" followed by a code frame on
- * the next lines, so taking its first line cut the message off at that colon.
+ * The file's YAML as plain values, read as a config is: js-yaml for a file it reads (fast, and
+ * loaded already by every command that reads this file), yaml's document for one it refuses, to
+ * say where. A syntax error is one whole line, `file:line:col: what`: the yaml package's own
+ * message ends with "at line L, column C:" followed by a code frame on the next lines.
  */
-async function parseYaml(path: string, text: string): Promise<unknown> {
+async function readYaml(path: string, text: string): Promise<unknown> {
+  const { load } = await import("js-yaml");
+  try {
+    return load(text);
+  } catch { /* placed below */ }
   const { LineCounter, parseDocument } = await import("yaml");
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
