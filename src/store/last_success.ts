@@ -174,11 +174,10 @@ function lineFormatter(): (name: string, at: Date) => string {
  * The last-success file of one process. `record` updates one feed's time and resolves once a
  * file holding it is in place. Records are coalesced: the ones that come while a write is under
  * way, or within `spacingMs` of the start of the last write, are written together by the next
- * one. Each write costs ~1 ms of CPU, mostly the kernel's (create, write, rename over the old
- * file, which on ext4 starts writing the new one back at once); a steady-state run of 500
- * unchanged feeds finishing within a few tens of ms wrote the file ~80 times unspaced and ~5
- * times 10 ms apart, a sixth of the run's CPU. A second apart, a kill loses at most a second's
- * times, which only costs a catch-up run that finds nothing new.
+ * one. Each write costs CPU, mostly the kernel's (create, write, rename over the old file, which
+ * on ext4 starts writing the new one back at once), and a steady-state run of many unchanged
+ * feeds finishing together wrote the file dozens of times unspaced. A second apart, a kill loses
+ * at most a second's times, which only costs a catch-up run that finds nothing new.
  * `writeNow` (a caller that knows no more records are coming) and `flush` skip the wait. The
  * file is read once, by the first write, so other feeds' times are kept; the data_dir lock
  * makes this process its only writer.

@@ -1,11 +1,8 @@
 /**
- * The forwarder's own database connection, through the SQLite built into Deno (`node:sqlite`).
- *
- * Why not `@libsql/client` as for `browse`: loading it (the CommonJS `libsql` package, Node
- * compatibility and its native addon) takes ~48 ms before the first statement, about half of
- * a whole steady-state `courier once`; `node:sqlite` is ready in ~2 ms. The file is the same
- * SQLite format, so `courier browse` (libSQL) still opens it. `browse` keeps libSQL, which
- * also speaks to remote libSQL servers.
+ * The forwarder's own database connection to a local file, through the SQLite built into Deno
+ * (`node:sqlite`): ready in a fraction of the time the `libsql` package and its native addon
+ * take to load, which was about half of a whole steady-state `courier once`. A libSQL server
+ * (`db_url`) goes through `@libsql/client/web` instead (remote.ts).
  *
  * The interface is the small part of `@libsql/client` the store used (execute, batch with a
  * transaction, rows as arrays, SQLite's result code on errors), so the store's modules read

@@ -10,16 +10,16 @@
  */
 
 /**
- * Answers up to this size are sent as they are, uncounted: a stream costs a 1,000-row page
- * (~100 KB) about a tenth of its throughput, and the connection cap bounds what such answers
- * can hold (320 connections under the common descriptor limit: 80 MiB).
+ * Answers up to this size are sent as they are, uncounted: a stream costs a page of 1,000 rows
+ * a noticeable part of its throughput, and the connection cap bounds what such answers can
+ * hold (320 connections under the common descriptor limit: 80 MiB).
  */
 export const SMALL_ANSWER_BYTES = 256 * 1024;
 /**
  * Handed to the HTTP server in pieces of this size: it takes pieces while its own buffer has
  * room, so the bytes still count until the last is taken. One whole piece would be taken at
- * once and counted as sent (held by a test of 40 stalled clients); 64 KiB pieces made a
- * 10,000-row page's p50 half again as slow.
+ * once and counted as sent (held by a test of 40 stalled clients); small pieces slow a large
+ * page down.
  */
 const CHUNK = 256 * 1024;
 

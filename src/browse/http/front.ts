@@ -38,8 +38,8 @@ const MAX_HEADER_BYTES = 64 * 1024;
 /** Descriptors kept for everything else: worker pipes, the listener, files, the runtime. */
 const RESERVED_FDS = 64;
 /**
- * Relay buffers: requests are small; answers are relayed in large reads, each read and write a
- * system call (64 KiB pieces cost a 1,000-row page ~100 µs of server CPU, 128 KiB ~50 µs).
+ * Relay buffers: requests are small; answers are relayed in large reads, since each read and
+ * write is a system call.
  */
 const REQUEST_BUFFER = 16 * 1024;
 const ANSWER_BUFFER = 128 * 1024;

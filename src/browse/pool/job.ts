@@ -221,8 +221,8 @@ export async function runJob(
   try {
     if (failure) throw failure;
     // The write is not awaited on its own: no answer can come before the worker has read the
-    // whole request. One wait per request instead of two (a pipe round trip went from ~25 to
-    // ~18 us). A write that fails stops the job, which kills the worker and so ends the read.
+    // whole request, so one wait per request does instead of two. A write that fails stops the
+    // job, which kills the worker and so ends the read.
     w.writer.write(encodeFrame(FRAME_JSON, JSON.stringify(req))).catch(() => void failed());
     head = frameJson<WorkerHead>(await next());
   } catch {
