@@ -6,7 +6,8 @@
 import { effectiveSettings } from "./effective.ts";
 import { FEED_FIELDS, type Field, TOP_FIELDS } from "./fields.ts";
 import type { Settings } from "./types.ts";
-import { type RawConfig, stateKeysProblem } from "./validate.ts";
+import { stateKeysProblem } from "./state_keys.ts";
+import type { RawConfig } from "./validate.ts";
 
 /** The settings of a valid config's values, or null when the located reader must decide. */
 export function checkedSettings(doc: unknown, file: string, cwd: string): Settings | null {
