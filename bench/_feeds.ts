@@ -79,12 +79,19 @@ export async function startFeedServer(
 }
 
 /** Writes a config for `feeds` (as the loader would read them back) with its state in dataDir. */
-export async function writeConfig(path: string, dataDir: string, feeds: FeedSettings[]) {
+export async function writeConfig(
+  path: string,
+  dataDir: string,
+  feeds: FeedSettings[],
+  /** More top-level keys (first_time_limit, ...). */
+  extra: Record<string, unknown> = {},
+) {
   await Deno.writeTextFile(
     path,
     stringify({
       messenger_auth_token: "123456:bench-token-unused",
       data_dir: dataDir,
+      ...extra,
       feeds: feeds.map((f) => ({
         name: f.name,
         channel: f.channel,

@@ -9,7 +9,8 @@ import { formatMessage, type Message, plainMessage } from "../messenger/format.t
 import type { RunCounts, RunRecord } from "../store/db.ts";
 import { firstSighting } from "./first_sighting.ts";
 import type { FeedReader, Validators } from "./reader.ts";
-import type { Semaphore, Turn } from "./turns.ts";
+import { originOf, type SlotRunner } from "./fetch_slots.ts";
+import type { Turn } from "./turns.ts";
 
 /** What a feed run needs from the state; `Store` provides it, a dry run reads only. */
 export interface ForwardState {
@@ -59,8 +60,10 @@ export interface FeedRunContext {
   now: () => Date;
   /** The chat to send to for a configured channel (it may have migrated). */
   chatFor: (channel: string) => string;
-  /** Bounds how many feeds fetch at once. */
-  fetchSlots: Semaphore;
+  /** Bounds how many feeds fetch at once, and which go first (fetch_slots.ts). */
+  fetchSlots: SlotRunner;
+  /** Told when the feed gets its fetch slot: until then its run has not started. */
+  onStart?: (feed: string) => void;
   /** HTTP client carrying the feed's proxy; undefined for a direct connection. */
   fetchClient?: Deno.HttpClient;
   fetchTimeoutMs?: number;
@@ -125,7 +128,11 @@ export async function runFeed(
   try {
     let toSend: Entry[];
     try {
-      const planned = await ctx.fetchSlots.run(() => plan(feed, ctx));
+      const planned = await ctx.fetchSlots.run(
+        originOf(feed.urls[0]),
+        () => plan(feed, ctx),
+        () => ctx.onStart?.(feed.name),
+      );
       toSend = planned.send;
       validators = planned.validators;
       seen = planned.seen;

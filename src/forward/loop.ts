@@ -27,7 +27,10 @@ export const MAINTENANCE_EVERY_MS = 24 * 60 * 60 * 1000;
 
 export interface LoopOptions {
   /** What every run needs; the loop adds its clock, its stop signal and its own callbacks. */
-  forwarder: Omit<ForwarderOptions, "signal" | "onFeedDone" | "onUnauthorized" | "clock">;
+  forwarder: Omit<
+    ForwarderOptions,
+    "signal" | "onFeedDone" | "onFeedStart" | "onUnauthorized" | "clock"
+  >;
   clock: Clock;
   logger: Logger;
   metrics?: ForwardMetrics;
@@ -51,7 +54,12 @@ export interface ReloadChanges {
 
 interface InFlight {
   startedAt: number;
+  /** Whether it has its fetch slot: until then it is waiting, and has not started. */
+  started: boolean;
 }
+
+/** How many feed names a line that stands for many lists. */
+const NAMES_SHOWN = 10;
 
 export class Loop {
   readonly #options: LoopOptions;
@@ -92,6 +100,10 @@ export class Loop {
       signal: this.#stopRuns.signal,
       onUnauthorized: "continue",
       onFeedDone: (result) => this.#feedDone(result),
+      onFeedStart: (name) => {
+        const run = this.#inFlight.get(name);
+        if (run) run.started = true;
+      },
     });
   }
 
@@ -233,19 +245,29 @@ export class Loop {
     this.#lastTickWall = now;
     this.#lastTickMono = this.#clock.monotonic();
     const start: FeedSettings[] = [];
+    const skipped: { name: string; slot: Date | null }[] = [];
+    let waiting = 0;
     for (const { feed: name, slot } of this.#schedule.due(now)) {
       this.#options.metrics?.setNextRun(name, this.#schedule.nextFor(name));
       const feed = this.#feeds.get(name);
       if (!feed) continue;
-      if (this.#inFlight.has(name)) {
-        this.#logger.warn("previous run still going; skipping this one", {
-          feed: name,
-          slot: slot?.toISOString(),
-        });
+      const running = this.#inFlight.get(name);
+      if (running?.started) {
+        skipped.push({ name, slot });
         this.#options.metrics?.recordOverlapSkip(name);
-        continue;
+      } else if (running) {
+        // Still waiting for a fetch slot: the run that starts then fetches after this slot
+        // too, so it stands for both, and nothing is skipped.
+        waiting++;
+      } else {
+        start.push(feed);
       }
-      start.push(feed);
+    }
+    this.#logSkipped(skipped);
+    if (waiting > 0) {
+      this.#logger.debug("due again while waiting for a fetch slot; that run covers it", {
+        feeds: waiting,
+      });
     }
     if (start.length > 0) this.#launch(start);
     const next = this.#schedule.nextAt();
@@ -259,9 +281,27 @@ export class Loop {
     }, wait);
   }
 
+  /** One line for a tick's overlapping feeds, however many: a count and the first names. */
+  #logSkipped(skipped: { name: string; slot: Date | null }[]): void {
+    if (skipped.length === 0) return;
+    if (skipped.length === 1) {
+      this.#logger.warn("previous run still going; skipping this one", {
+        feed: skipped[0].name,
+        slot: skipped[0].slot?.toISOString(),
+      });
+      return;
+    }
+    const names = skipped.slice(0, NAMES_SHOWN).map((s) => s.name).join(",");
+    this.#logger.warn("previous runs still going; skipping these", {
+      count: skipped.length,
+      feeds: skipped.length > NAMES_SHOWN ? `${names},…` : names,
+      slot: skipped[0].slot?.toISOString(),
+    });
+  }
+
   #launch(feeds: FeedSettings[]): void {
     const startedAt = this.#clock.monotonic();
-    for (const feed of feeds) this.#inFlight.set(feed.name, { startedAt });
+    for (const feed of feeds) this.#inFlight.set(feed.name, { startedAt, started: false });
     const run = this.#forwarder.run(feeds).then(
       (summary) => {
         if (summary.results.some((r) => r.sent > 0 || r.skipped > 0)) this.#checkpoint();

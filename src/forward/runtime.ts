@@ -17,6 +17,7 @@ import {
 } from "../messenger/bot_api.ts";
 import type { Message } from "../messenger/format.ts";
 import { Pacer } from "../messenger/pacer.ts";
+import { Circuit } from "../messenger/circuit.ts";
 import { openProxyClient, type ProxyClient } from "../net/client.ts";
 import { parseProxy } from "../net/proxy.ts";
 import { dbPath, Store } from "../store/db.ts";
@@ -227,12 +228,15 @@ export class Runtime {
       // One pacer for the life of the process: Telegram's limits hold across feeds, ticks and
       // a reload that replaces the client.
       const pacer = new Pacer();
+      // Likewise the chats found unreachable: a reload does not make the messenger come back.
+      const circuit = new Circuit();
       const makeBotApi = (current: Settings) =>
         new BotApi({
           baseUrl: options.messengerApi,
           token: current.token,
           client: proxies.get(current.messengerProxy),
           pacer,
+          circuit,
           logger,
           now: () => clock.monotonic(),
           sleep: (ms, signal) => sleep(clock, ms, signal),
