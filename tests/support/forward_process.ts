@@ -4,6 +4,8 @@ const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 export interface ForwardProcess {
   /** Reads the log until it holds `text`; fails if the process ends first. */
   until(text: string): Promise<void>;
+  /** Reads the log until it holds `text` `times` times; fails if the process ends first. */
+  untilCount(text: string, times: number): Promise<void>;
   /** SIGTERM, then the exit code and the whole log. */
   stop(): Promise<{ code: number; log: string }>;
 }
@@ -18,14 +20,17 @@ export function startForward(args: string[], env: Record<string, string> = {}): 
   }).spawn();
   const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
   let log = "";
+  const count = (text: string) => log.split(text).length - 1;
+  const untilCount = async (text: string, times: number) => {
+    while (count(text) < times) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`forward ended before logging ${text}:\n${log}`);
+      log += value;
+    }
+  };
   return {
-    async until(text) {
-      while (!log.includes(text)) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error(`forward ended before logging ${text}:\n${log}`);
-        log += value;
-      }
-    },
+    until: (text) => untilCount(text, 1),
+    untilCount,
     async stop() {
       child.kill("SIGTERM");
       for (;;) {
