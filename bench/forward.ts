@@ -134,10 +134,16 @@ class ForwardProcess {
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
   }
 
-  async memory(): Promise<{ rss: number; hwm: number }> {
+  async memory(): Promise<{ rss: number; hwm: number; anon: number; file: number }> {
     const status = await Deno.readTextFile(`/proc/${this.pid}/status`);
     const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)![1]);
-    return { rss: kib("VmRSS") * 1024, hwm: kib("VmHWM") * 1024 };
+    return {
+      rss: kib("VmRSS") * 1024,
+      hwm: kib("VmHWM") * 1024,
+      // Anonymous memory (heaps, buffers) apart from mapped files (the deno binary's code).
+      anon: kib("RssAnon") * 1024,
+      file: kib("RssFile") * 1024,
+    };
   }
 
   /** SIGTERM; resolves with the exit code and the milliseconds to exit. */
@@ -535,7 +541,8 @@ async function hours(): Promise<void> {
       const cpu = await p.cpuSeconds();
       readings.push({ minute, rss: m.rss, hwm: m.hwm, sent: bot.messages().length });
       console.log(
-        `    ${String(minute).padStart(4)} min  VmRSS ${(m.rss / MiB).toFixed(1)} MiB  VmHWM ` +
+        `    ${String(minute).padStart(4)} min  VmRSS ${(m.rss / MiB).toFixed(1)} MiB (anon ` +
+          `${(m.anon / MiB).toFixed(1)}, files ${(m.file / MiB).toFixed(1)})  VmHWM ` +
           `${(m.hwm / MiB).toFixed(1)} MiB  CPU ${(cpu - cpuBefore).toFixed(1)} s in the last ` +
           `${HOURS_EVERY} min  messages ${bot.messages().length}`,
       );

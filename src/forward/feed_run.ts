@@ -9,7 +9,7 @@ import { formatMessage, type Message, plainMessage } from "../messenger/format.t
 import type { RunCounts, RunRecord } from "../store/db.ts";
 import { firstSighting } from "./first_sighting.ts";
 import type { FeedReader, Validators } from "./reader.ts";
-import { originOf, type SlotRunner } from "./fetch_slots.ts";
+import { feedOrigin, type SlotRunner } from "./fetch_slots.ts";
 import type { Turn } from "./turns.ts";
 
 /** What a feed run needs from the state; `Store` provides it, a dry run reads only. */
@@ -129,7 +129,7 @@ export async function runFeed(
     let toSend: Entry[];
     try {
       const planned = await ctx.fetchSlots.run(
-        originOf(feed.urls[0]),
+        feedOrigin(feed.urls[0]),
         () => plan(feed, ctx),
         () => ctx.onStart?.(feed.name),
       );

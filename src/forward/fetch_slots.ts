@@ -14,6 +14,7 @@
  * config whose feeds are all on one server fetches half as many at once (`--concurrency`).
  */
 import type { Clock } from "../log/clock.ts";
+import { originOf } from "../feeds/retry_after.ts";
 
 export interface SlotsInUse {
   concurrency: number;
@@ -52,11 +53,12 @@ export function nextOrigin(origins: Iterable<string>, s: SlotsInUse): string | n
 }
 
 /** The origin a feed is fetched from, for the rule: its first URL's, or the URL itself. */
-export function originOf(url: string | undefined): string {
+export function feedOrigin(url: string | undefined): string {
   if (url === undefined) return "";
   try {
-    return new URL(url).origin;
+    return originOf(url);
   } catch {
+    // Not a URL: the fetch will say so; the rule needs only a key.
     return url;
   }
 }

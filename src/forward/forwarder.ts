@@ -8,7 +8,7 @@ import type { MessengerFatalError } from "../messenger/errors.ts";
 import { type FeedResult, type ForwardState, runFeed, type SuccessLog } from "./feed_run.ts";
 import type { FeedReader } from "./reader.ts";
 import { DEFAULT_TIMEOUT_MS } from "../feeds/read.ts";
-import { FetchSlots, heldSlot, originOf } from "./fetch_slots.ts";
+import { feedOrigin, FetchSlots, heldSlot } from "./fetch_slots.ts";
 import { ChannelTurns } from "./turns.ts";
 
 /**
@@ -139,7 +139,7 @@ export class Forwarder {
       const turn = this.#turns.take(options.serialize ? "*" : feed.channel);
       // The fetch slot first, and only then the run's context: thousands of feeds due
       // together wait as little more than their turn and their place in the queue.
-      const slot = await this.#fetchSlots.acquire(originOf(feed.urls[0]));
+      const slot = await this.#fetchSlots.acquire(feedOrigin(feed.urls[0]));
       let recorded = false;
       const successLog: SuccessLog = {
         record: (name, at) => {

@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import {
+  feedOrigin,
   FetchSlots,
   mayStart,
   nextOrigin,
-  originOf,
   shareOf,
   type SlotsInUse,
 } from "../../src/forward/fetch_slots.ts";
@@ -64,9 +64,9 @@ Deno.test("fetch slots: the first origin in turn that may start goes", () => {
 });
 
 Deno.test("fetch slots: a feed's origin is its first URL's scheme, host and port", () => {
-  assert.equal(originOf("https://a.example:8443/x.xml?y"), "https://a.example:8443");
-  assert.equal(originOf("http://A.example/feed"), "http://a.example");
-  assert.equal(originOf(undefined), "");
+  assert.equal(feedOrigin("https://a.example:8443/x.xml?y"), "https://a.example:8443");
+  assert.equal(feedOrigin("http://A.example/feed"), "http://a.example");
+  assert.equal(feedOrigin(undefined), "");
 });
 
 Deno.test("fetch slots: 24 slow feeds listed first cannot hold back 4 healthy ones", async () => {

@@ -283,11 +283,12 @@ Deno.test("loop: catch-up at start runs a feed that missed its latest slot or ne
     assert.deepEqual(titles(h.bot).sort(), ["missed one", "never one"]);
 
     await h.advance(HOUR);
-    // At 01:00 all three run, once each.
-    assert.deepEqual(h.reads.slice(2).map((r) => `${r.feed}@${r.at}`), [
-      "missed@2026-01-01T01:00:00.000Z",
-      "ran@2026-01-01T01:00:00.000Z",
-      "never@2026-01-01T01:00:00.000Z",
+    // At 01:00 all three run, once each (the third when one of its server's two slots is
+    // free: the step that moved the clock to 01:00 may have gone on by then).
+    assert.deepEqual(h.reads.slice(2).map((r) => `${r.feed}@${r.at.slice(0, 16)}`), [
+      "missed@2026-01-01T01:00",
+      "ran@2026-01-01T01:00",
+      "never@2026-01-01T01:00",
     ]);
     assert.deepEqual(titles(h.bot, "@chan_ran"), ["ran one"]);
   } finally {

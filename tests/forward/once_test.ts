@@ -245,9 +245,11 @@ Deno.test("feeds sharing a channel deliver in config order, one after the other"
 Deno.test("no more than `concurrency` feeds fetch at once", async () => {
   const h = await harness();
   try {
+    // Each on a server of its own: one server may take only half the slots (fetch_slots.ts).
     const feeds = Array.from(
       { length: 12 },
-      (_, i) => makeFeed(`f${i}`, { channel: `@chan_${i}` }),
+      (_, i) =>
+        makeFeed(`f${i}`, { channel: `@chan_${i}`, urls: [`https://host${i}.example/f${i}.xml`] }),
     );
     const gate = deferred();
     for (const f of feeds) {
@@ -259,6 +261,28 @@ Deno.test("no more than `concurrency` feeds fetch at once", async () => {
     const r = await h.run(feeds, { concurrency: 3 });
     assert.equal(h.reader.maxActive, 3);
     assert.equal(r.results.filter((x) => x.error === null).length, 12);
+  } finally {
+    h.store.close();
+  }
+});
+
+Deno.test("feeds of one server fetch at most half the slots at once", async () => {
+  const h = await harness();
+  try {
+    const feeds = Array.from(
+      { length: 8 },
+      (_, i) => makeFeed(`f${i}`, { channel: `@chan_${i}` }),
+    );
+    const gate = deferred();
+    for (const f of feeds) {
+      h.reader.feeds.set(f.urls[0], [makeEntry(`${f.name}-x`)]);
+      h.reader.gates.set(f.urls[0], gate.promise);
+    }
+    // Hold the reads until two have started: a third would start beside them if it could.
+    h.reader.onCall = (n) => n === 2 && gate.resolve();
+    const r = await h.run(feeds, { concurrency: 4 });
+    assert.equal(h.reader.maxActive, 2);
+    assert.equal(r.results.filter((x) => x.error === null).length, 8);
   } finally {
     h.store.close();
   }
