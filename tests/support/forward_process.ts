@@ -2,6 +2,8 @@
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 export interface ForwardProcess {
+  /** The process id (the same after forward re-executes itself with its V8 flags). */
+  pid: number;
   /** Reads the log until it holds `text`; fails if the process ends first. */
   until(text: string): Promise<void>;
   /** Reads the log until it holds `text` `times` times; fails if the process ends first. */
@@ -29,6 +31,7 @@ export function startForward(args: string[], env: Record<string, string> = {}): 
     }
   };
   return {
+    pid: child.pid,
     until: (text) => untilCount(text, 1),
     untilCount,
     async stop() {
