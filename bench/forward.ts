@@ -13,7 +13,16 @@
  * 3. A soak: thousands of ticks of 50 feeds in-process on the moved clock; memory at the
  *    start and along the way.
  *
+ * 4. Peak (issue 28): 5,000 local feeds, every one due every minute, the real process: the
+ *    first tick (at start: every feed's first sighting) and steady ticks (304s); VmHWM of the
+ *    whole process, start-up's config parse included, and CPU per tick.
+ * 5. Hours (issue 28): the real process on real minutes, 50 feeds each gaining an entry a
+ *    minute, posting to the fake Bot API; VmRSS every 5 minutes for
+ *    COURIER_BENCH_SOAK_MINUTES (default 120), the one at 30 minutes against the last.
+ *
  * Targets (issue 12): start-up ≤ 2 s, CPU ≤ 1 s per 60 s, RSS ≤ 120 MB; tick ≤ 1.3× once.
+ * Targets (issue 28): VmHWM ≤ 120 MB with 5,000 feeds due at once; RSS at the end of the
+ * hours within 10 MB of the RSS at 30 minutes. `COURIER_BENCH_PARTS=peak,hours` runs those.
  */
 import { DatabaseSync } from "node:sqlite";
 import type { FeedSettings } from "../src/config/types.ts";
@@ -27,7 +36,7 @@ const ONCE_SIDE = new URL("./_once_side.ts", import.meta.url).pathname;
 
 /**
  * COURIER_BENCH_QUICK=1: a few rounds of everything, to try the benchmark itself out.
- * COURIER_BENCH_PARTS=idle,tick,soak: which parts to run (default all).
+ * COURIER_BENCH_PARTS=idle,tick,peak,soak,hours: which parts to run (default all).
  */
 const QUICK = Deno.env.get("COURIER_BENCH_QUICK") === "1";
 
