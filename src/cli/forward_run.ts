@@ -22,7 +22,7 @@ import { type Logger, stderrLogger } from "../log/logger.ts";
 import { burstLogger } from "../log/bursts.ts";
 import { readLastSuccess } from "../store/last_success.ts";
 import { parseCommandArgs } from "./args.ts";
-import { execWithServerFlags, FORWARD_V8_FLAGS } from "./browse_v8.ts";
+import { execWithServerFlags, FORWARD_ENV, FORWARD_V8_FLAGS } from "./browse_v8.ts";
 import { UsageError, UserError } from "./errors.ts";
 import { collectGarbage } from "../forward/collect_garbage.ts";
 import { DEFAULT_GRACE_S } from "./forward.ts";
@@ -90,7 +90,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   // Before the config is read (its parse is the start-up's peak) and before anything is
   // printed: returns only when the process is kept as it was started.
-  execWithServerFlags(FORWARD_V8_FLAGS);
+  execWithServerFlags(FORWARD_V8_FLAGS, FORWARD_ENV);
   let settings = await loadSettings(flags.configPath);
   // Bursts of one warning (thousands of feeds saying the same) are one line with a count.
   const logger = burstLogger(stderrLogger(undefined, flags.logLevel), realClock);

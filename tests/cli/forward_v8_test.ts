@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { stringify } from "yaml";
-import { FORWARD_V8_FLAGS } from "../../src/cli/browse_v8.ts";
+import { FORWARD_ENV, FORWARD_V8_FLAGS } from "../../src/cli/browse_v8.ts";
 import { startForward } from "../support/forward_process.ts";
 
 const linuxOnly = Deno.build.os !== "linux";
@@ -31,7 +31,9 @@ async function v8FlagsOfForward(env: Record<string, string>) {
   try {
     await forward.until("msg=forwarding");
     const environ = Deno.readTextFileSync(`/proc/${forward.pid}/environ`).split("\0");
-    return environ.find((e) => e.startsWith("DENO_V8_FLAGS="))?.slice("DENO_V8_FLAGS=".length);
+    const value = (name: string) =>
+      environ.find((e) => e.startsWith(`${name}=`))?.slice(name.length + 1);
+    return { v8: value("DENO_V8_FLAGS"), arenas: value("MALLOC_ARENA_MAX") };
   } finally {
     const { code, log } = await forward.stop();
     assert.equal(code, 0, log);
@@ -44,7 +46,10 @@ Deno.test({
   name: "courier forward: the process runs with the small, size-optimised heap",
   ignore: linuxOnly,
   async fn() {
-    assert.equal(await v8FlagsOfForward({}), FORWARD_V8_FLAGS);
+    assert.deepEqual(await v8FlagsOfForward({}), {
+      v8: FORWARD_V8_FLAGS,
+      arenas: FORWARD_ENV.MALLOC_ARENA_MAX,
+    });
   },
 });
 
@@ -53,6 +58,10 @@ Deno.test({
   ignore: linuxOnly,
   async fn() {
     const own = "--max-semi-space-size=8";
-    assert.equal(await v8FlagsOfForward({ DENO_V8_FLAGS: own }), own);
+    // Not re-executed: nothing of ours is added.
+    assert.deepEqual(await v8FlagsOfForward({ DENO_V8_FLAGS: own }), {
+      v8: own,
+      arenas: undefined,
+    });
   },
 });
