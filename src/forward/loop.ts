@@ -10,6 +10,7 @@
 import type { FeedSettings } from "../config/types.ts";
 import type { Clock, TimerId } from "../log/clock.ts";
 import type { Logger } from "../log/logger.ts";
+import { someNames } from "../log/bursts.ts";
 import type { FeedResult } from "./feed_run.ts";
 import { Forwarder, type ForwarderOptions } from "./forwarder.ts";
 import { type HealthSnapshot, schedulerHealth } from "./health_server.ts";
@@ -57,9 +58,6 @@ interface InFlight {
   /** Whether it has its fetch slot: until then it is waiting, and has not started. */
   started: boolean;
 }
-
-/** How many feed names a line that stands for many lists. */
-const NAMES_SHOWN = 10;
 
 export class Loop {
   readonly #options: LoopOptions;
@@ -177,7 +175,8 @@ export class Loop {
       const all = this.runsEnded().then(() => "done" as const);
       if (await Promise.race([all, graceOver]) === "grace") {
         this.#logger.warn("stopping the runs still going after the grace period", {
-          feeds: [...this.#inFlight.keys()].join(","),
+          count: this.#inFlight.size,
+          feeds: someNames([...this.#inFlight.keys()]),
           grace_s: graceMs / 1000,
         });
         this.#stopRuns.abort(new Error("stopped after the grace period"));
@@ -291,10 +290,9 @@ export class Loop {
       });
       return;
     }
-    const names = skipped.slice(0, NAMES_SHOWN).map((s) => s.name).join(",");
     this.#logger.warn("previous runs still going; skipping these", {
       count: skipped.length,
-      feeds: skipped.length > NAMES_SHOWN ? `${names},…` : names,
+      feeds: someNames(skipped.map((s) => s.name)),
       slot: skipped[0].slot?.toISOString(),
     });
   }

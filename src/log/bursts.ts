@@ -12,8 +12,17 @@
 import type { Clock, TimerId } from "./clock.ts";
 import type { Fields, Logger } from "./logger.ts";
 
-/** How many feed names the summary line lists. */
-const NAMES_SHOWN = 10;
+/** How many feed names a line that stands for many lists. */
+export const NAMES_SHOWN = 10;
+
+/**
+ * The first NAMES_SHOWN of `names`, with "…" when there are more (`total`, default all of
+ * them): a line that stands for thousands of feeds names a few, not all.
+ */
+export function someNames(names: readonly string[], total = names.length): string {
+  const shown = names.slice(0, NAMES_SHOWN).join(",");
+  return total > Math.min(names.length, NAMES_SHOWN) ? `${shown},…` : shown;
+}
 
 /** What a window held back of one message. */
 interface Burst {
