@@ -83,14 +83,15 @@ export async function writeConfig(
   path: string,
   dataDir: string,
   feeds: FeedSettings[],
-  dbUrl?: string,
+  /** More top-level keys (first_time_limit, ...). */
+  extra: Record<string, unknown> = {},
 ) {
   await Deno.writeTextFile(
     path,
     stringify({
       messenger_auth_token: "123456:bench-token-unused",
       data_dir: dataDir,
-      ...(dbUrl === undefined ? {} : { db_url: dbUrl }),
+      ...extra,
       feeds: feeds.map((f) => ({
         name: f.name,
         channel: f.channel,

@@ -13,12 +13,21 @@
  * 3. A soak: thousands of ticks of 50 feeds in-process on the moved clock; memory at the
  *    start and along the way.
  *
+ * 4. Peak (issue 28): 5,000 local feeds, every one due every minute, the real process: the
+ *    first tick (at start: every feed's first sighting) and steady ticks (304s); VmHWM of the
+ *    whole process, start-up's config parse included, and CPU per tick.
+ * 5. Hours (issue 28): the real process on real minutes, 50 feeds each gaining an entry a
+ *    minute, posting to the fake Bot API; VmRSS every 5 minutes for
+ *    COURIER_BENCH_SOAK_MINUTES (default 120), the one at 30 minutes against the last.
+ *
  * Targets (issue 12): start-up ≤ 2 s, CPU ≤ 1 s per 60 s, RSS ≤ 120 MB; tick ≤ 1.3× once.
+ * Targets (issue 28): VmHWM ≤ 120 MB with 5,000 feeds due at once; RSS at the end of the
+ * hours within 10 MB of the RSS at 30 minutes. `COURIER_BENCH_PARTS=peak,hours` runs those.
  */
 import { DatabaseSync } from "node:sqlite";
 import type { FeedSettings } from "../src/config/types.ts";
 import { rfc3339 } from "../src/store/last_success.ts";
-import { interleave, median, ms, Side, startFeedServer, writeConfig } from "./_feeds.ts";
+import { ENTRIES, interleave, median, ms, Side, startFeedServer, writeConfig } from "./_feeds.ts";
 import { benchFeeds, linesOf } from "./_once_side.ts";
 
 const MAIN = new URL("../main.ts", import.meta.url).pathname;
@@ -27,7 +36,7 @@ const ONCE_SIDE = new URL("./_once_side.ts", import.meta.url).pathname;
 
 /**
  * COURIER_BENCH_QUICK=1: a few rounds of everything, to try the benchmark itself out.
- * COURIER_BENCH_PARTS=idle,tick,soak: which parts to run (default all).
+ * COURIER_BENCH_PARTS=idle,tick,peak,soak,hours: which parts to run (default all).
  */
 const QUICK = Deno.env.get("COURIER_BENCH_QUICK") === "1";
 
@@ -55,10 +64,13 @@ export async function run(): Promise<void> {
     `courier forward (${cores} cores, load average ${load} at start: the machine is shared, ` +
       `so every figure is a median of repeated runs unless it says otherwise)`,
   );
-  const parts = Deno.env.get("COURIER_BENCH_PARTS")?.split(",") ?? ["idle", "tick", "soak"];
+  const parts = Deno.env.get("COURIER_BENCH_PARTS")?.split(",") ??
+    ["idle", "tick", "peak", "soak", "hours"];
   if (parts.includes("idle")) await idle();
   if (parts.includes("tick")) await tick();
+  if (parts.includes("peak")) await peak();
   if (parts.includes("soak")) await soak();
+  if (parts.includes("hours")) await hours();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -71,11 +83,13 @@ class ForwardProcess {
   readonly #lines: AsyncGenerator<string>;
   /** Every line after the start-up's (the process's own words on stopping). */
   readonly tail: string[] = [];
+  /** "first sighting" lines logged before the start-up's last line. */
+  earlyFirstSightings = 0;
   #draining: Promise<void> | null = null;
 
-  constructor(config: string) {
+  constructor(config: string, messengerApi = "http://127.0.0.1:9") {
     this.#child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN, "forward", "-c", config, "--messenger-api", "http://127.0.0.1:9"],
+      args: ["run", "-A", MAIN, "forward", "-c", config, "--messenger-api", messengerApi],
       stdin: "null",
       stdout: "null",
       stderr: "piped",
@@ -91,12 +105,12 @@ class ForwardProcess {
    * Milliseconds from spawn to the `forwarding feeds=N` line; fails on any warning first but,
    * with `lostState`, the one that a database without the feeds of the last-success file gets.
    */
-  async scheduled(feeds: number, lostState = false): Promise<number> {
+  async scheduled(feeds: number, lostState = false, catchUp = false): Promise<number> {
     let scheduledLines = 0;
     // Not `for await`: leaving that loop would close the lines (and the pipe) for good.
     for (let next = await this.#lines.next(); !next.done; next = await this.#lines.next()) {
       const line = next.value;
-      if (/ forwarding feeds=\d+/.test(line)) {
+      if (/ msg=forwarding feeds=\d+/.test(line)) {
         const elapsed = performance.now() - this.started;
         if (!line.includes(`feeds=${feeds} `)) throw new Error(`unexpected: ${line}`);
         if (scheduledLines !== feeds) throw new Error(`${scheduledLines} "scheduled" lines`);
@@ -105,10 +119,17 @@ class ForwardProcess {
         })();
         return elapsed;
       }
-      if (lostState && / WARN +state lost or moved: /.test(line)) continue;
-      if (!/ INFO +scheduled /.test(line)) throw new Error(`unexpected: ${line}`);
+      if (lostState && / level=warn msg="state lost or moved: /.test(line)) continue;
+      if (!/ level=info msg=scheduled /.test(line)) {
+        // Runs that are due at start may log before the line that says the loop is forwarding.
+        if (catchUp && / level=info /.test(line)) {
+          if (line.includes('msg="first sighting')) this.earlyFirstSightings++;
+          continue;
+        }
+        throw new Error(`unexpected: ${line}`);
+      }
       // A feed due at start would say so; none may be.
-      if (line.includes("catch-up")) throw new Error(`a feed catches up: ${line}`);
+      if (!catchUp && line.includes("catch_up")) throw new Error(`a feed catches up: ${line}`);
       scheduledLines++;
     }
     throw new Error("courier forward ended before it was forwarding");
@@ -122,10 +143,16 @@ class ForwardProcess {
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
   }
 
-  async memory(): Promise<{ rss: number; hwm: number }> {
+  async memory(): Promise<{ rss: number; hwm: number; anon: number; file: number }> {
     const status = await Deno.readTextFile(`/proc/${this.pid}/status`);
     const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)![1]);
-    return { rss: kib("VmRSS") * 1024, hwm: kib("VmHWM") * 1024 };
+    return {
+      rss: kib("VmRSS") * 1024,
+      hwm: kib("VmHWM") * 1024,
+      // Anonymous memory (heaps, buffers) apart from mapped files (the deno binary's code).
+      anon: kib("RssAnon") * 1024,
+      file: kib("RssFile") * 1024,
+    };
   }
 
   /** SIGTERM; resolves with the exit code and the milliseconds to exit. */
@@ -142,8 +169,7 @@ class ForwardProcess {
 let CLOCK_TICKS = 100;
 
 async function idle(): Promise<void> {
-  const out = await new Deno.Command("getconf", { args: ["CLK_TCK"] }).output();
-  if (out.success) CLOCK_TICKS = Number(new TextDecoder().decode(out.stdout).trim()) || 100;
+  await clockTicks();
 
   const dir = await Deno.makeTempDir({ prefix: "courier-bench-forward-" });
   try {
@@ -251,7 +277,7 @@ async function idle(): Promise<void> {
 
 function checkStop(p: ForwardProcess, stop: { code: number }): void {
   if (stop.code !== 0) throw new Error(`courier forward exited ${stop.code}: ${p.tail.join("\n")}`);
-  if (!p.tail.some((l) => / INFO +stopped/.test(l))) {
+  if (!p.tail.some((l) => / level=info msg=stopped/.test(l))) {
     throw new Error(`courier forward did not say "stopped": ${p.tail.join("\n")}`);
   }
 }
@@ -373,6 +399,190 @@ async function soak(): Promise<void> {
     await server.stop();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. 5,000 feeds due in the same minute: the real process, its peak.
+
+const PEAK_FEEDS = 5_000;
+const PEAK_TICKS = QUICK ? 1 : 3;
+
+async function peak(): Promise<void> {
+  await clockTicks();
+  const server = await startFeedServer(PEAK_FEEDS, true);
+  const dir = await Deno.makeTempDir({ prefix: "courier-bench-forward-" });
+  try {
+    const config = `${dir}/config.yml`;
+    const feeds = benchFeeds(server.port, PEAK_FEEDS).map((f) => ({ ...f, cron: "* * * * *" }));
+    await writeConfig(config, `${dir}/data`, feeds, { first_time_limit: 0 });
+    console.log(
+      `\n  4. ${PEAK_FEEDS} local feeds, every one due every minute (\`* * * * *\`), the real ` +
+        `process; the first tick at start is every feed's first sighting (${ENTRIES} entries ` +
+        `each recorded as seen, nothing sent), then ${PEAK_TICKS} steady ticks (304s); ` +
+        `VmHWM is the whole process's peak, start-up's config parse included`,
+    );
+    const p = new ForwardProcess(config);
+    await p.scheduled(PEAK_FEEDS, false, true);
+    const atStart = await p.memory();
+    // The start-up's catch-up tick runs every feed: wait until the next minute, sampling.
+    const samples: number[] = [];
+    const sampleUntil = async (wallMs: number) => {
+      while (Date.now() < wallMs) {
+        samples.push((await p.memory()).rss);
+        await sleep(Math.min(250, Math.max(0, wallMs - Date.now())));
+      }
+    };
+    const nextMinute = () => Math.ceil((Date.now() + 1) / 60_000) * 60_000;
+    // The first tick is over once every feed has said its first sighting.
+    const firstDone = () => p.tail.filter((l) => l.includes('msg="first sighting')).length;
+    while (firstDone() + p.earlyFirstSightings < PEAK_FEEDS) {
+      samples.push((await p.memory()).rss);
+      await sleep(250);
+    }
+    const afterFirst = await p.memory();
+    const firstCpu = await p.cpuSeconds();
+    // Then whole minutes, each with one steady tick of every feed.
+    await sampleUntil(nextMinute());
+    const perTick: number[] = [];
+    for (let i = 0; i < PEAK_TICKS; i++) {
+      const before = await p.cpuSeconds();
+      await sampleUntil(nextMinute());
+      perTick.push(await p.cpuSeconds() - before);
+    }
+    const end = await p.memory();
+    checkStop(p, await p.terminate());
+    const mib = (x: number) => (x / MiB).toFixed(0);
+    console.log(
+      `    after start-up (config parsed, ${PEAK_FEEDS} "scheduled" lines): VmRSS ` +
+        `${mib(atStart.rss)} MiB, VmHWM ${mib(atStart.hwm)} MiB`,
+    );
+    console.log(
+      `    start-up and the first-sighting tick: CPU (user+sys) ${firstCpu.toFixed(1)} s; ` +
+        `VmHWM after it ` +
+        `${mib(afterFirst.hwm)} MiB`,
+    );
+    console.log(
+      `    steady ticks: CPU (user+sys) per tick ${
+        perTick.map((x) => x.toFixed(2)).join(" ")
+      } s; ` +
+        `VmRSS sampled every 250 ms: max ${mib(Math.max(...samples))} MiB`,
+    );
+    console.log(
+      `    VmHWM of the whole process: ${mib(end.hwm)} MiB = ${(end.hwm / 1e6).toFixed(0)} MB ` +
+        `(target ≤ 120 MB)`,
+    );
+  } finally {
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. Hours: the real process on real minutes.
+
+/** COURIER_BENCH_SOAK_MINUTES: how long the real-time soak runs (default 2 hours). */
+const HOURS_MINUTES = Number(Deno.env.get("COURIER_BENCH_SOAK_MINUTES") ?? (QUICK ? 3 : 120));
+const HOURS_FEEDS = 50;
+/** Minutes between readings printed; the one at 30 minutes is the reference. */
+const HOURS_EVERY = 5;
+
+/**
+ * A feed server whose every feed gains an entry each minute (the newest 20 are served, with an
+ * ETag per version, so a feed unchanged since the last fetch answers 304).
+ */
+function growingFeeds(feeds: number): { port: number; stop(): Promise<void> } {
+  const start = Math.floor(Date.now() / 60_000);
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    const m = /^\/feed(\d+)\.xml$/.exec(new URL(req.url).pathname);
+    if (!m || Number(m[1]) >= feeds) return new Response("no", { status: 404 });
+    const f = Number(m[1]);
+    const minute = Math.floor(Date.now() / 60_000) - start;
+    const etag = `"${f}-${minute}"`;
+    if (req.headers.get("if-none-match") === etag) {
+      return new Response(null, { status: 304, headers: { etag } });
+    }
+    let items = "";
+    for (let i = minute; i > minute - 20 && i >= 0; i--) {
+      const date = new Date((start + i) * 60_000).toUTCString();
+      items += `<item><title>Feed ${f} minute ${i}</title><link>https://example.org/${f}/${i}` +
+        `</link><guid>https://example.org/${f}/${i}</guid><pubDate>${date}</pubDate></item>`;
+    }
+    return new Response(
+      `<?xml version="1.0"?><rss version="2.0"><channel><title>Feed ${f}</title>` +
+        `<link>https://example.org/</link><description>d</description>${items}</channel></rss>`,
+      { headers: { "content-type": "application/rss+xml", etag } },
+    );
+  });
+  return { port: server.addr.port, stop: () => server.shutdown() };
+}
+
+async function hours(): Promise<void> {
+  const { startFakeBotApi } = await import("../tests/support/fake_bot_api.ts");
+  const bot = await startFakeBotApi();
+  const feedServer = growingFeeds(HOURS_FEEDS);
+  const dir = await Deno.makeTempDir({ prefix: "courier-bench-forward-" });
+  try {
+    const config = `${dir}/config.yml`;
+    // 10 channels of 5 feeds: 5 messages a minute each, within Telegram's 20.
+    const feeds = benchFeeds(feedServer.port, HOURS_FEEDS).map((f, i) => ({
+      ...f,
+      cron: "* * * * *",
+      channel: `@soak${i % 10}`,
+    }));
+    await writeConfig(config, `${dir}/data`, feeds, {
+      first_time_limit: 1,
+      messenger_auth_token: bot.token,
+    });
+    console.log(
+      `\n  5. soak on real minutes: ${HOURS_FEEDS} feeds due every minute, each gaining an ` +
+        `entry a minute (${HOURS_FEEDS} messages a minute to the fake Bot API), the real ` +
+        `process, for ${HOURS_MINUTES} min (COURIER_BENCH_SOAK_MINUTES); VmRSS every ` +
+        `${HOURS_EVERY} min`,
+    );
+    const p = new ForwardProcess(config, bot.url);
+    await p.scheduled(HOURS_FEEDS, false, true);
+    const begun = performance.now();
+    const readings: { minute: number; rss: number; hwm: number; sent: number }[] = [];
+    let cpuBefore = await p.cpuSeconds();
+    for (let minute = HOURS_EVERY; minute <= HOURS_MINUTES; minute += HOURS_EVERY) {
+      await sleep(Math.max(0, begun + minute * 60_000 - performance.now()));
+      const m = await p.memory();
+      const cpu = await p.cpuSeconds();
+      readings.push({ minute, rss: m.rss, hwm: m.hwm, sent: bot.messages().length });
+      console.log(
+        `    ${String(minute).padStart(4)} min  VmRSS ${(m.rss / MiB).toFixed(1)} MiB (anon ` +
+          `${(m.anon / MiB).toFixed(1)}, files ${(m.file / MiB).toFixed(1)})  VmHWM ` +
+          `${(m.hwm / MiB).toFixed(1)} MiB  CPU ${(cpu - cpuBefore).toFixed(1)} s in the last ` +
+          `${HOURS_EVERY} min  messages ${bot.messages().length}`,
+      );
+      cpuBefore = cpu;
+    }
+    checkStop(p, await p.terminate());
+    const at30 = readings.find((r) => r.minute === 30);
+    const end = readings[readings.length - 1];
+    const texts = bot.messages().map((m) => m.text);
+    const duplicates = texts.length - new Set(texts).size;
+    console.log(
+      `    messages: ${texts.length}, duplicates ${duplicates}, ${bot.throttled} answered 429`,
+    );
+    if (at30 && end) {
+      const d = (end.rss - at30.rss) / 1e6;
+      console.log(
+        `    VmRSS at 30 min ${(at30.rss / 1e6).toFixed(1)} MB, at the end (${end.minute} min) ` +
+          `${(end.rss / 1e6).toFixed(1)} MB: ${d >= 0 ? "+" : ""}${d.toFixed(1)} MB ` +
+          `(target within 10 MB)`,
+      );
+    }
+  } finally {
+    await feedServer.stop();
+    await bot.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function clockTicks(): Promise<void> {
+  const out = await new Deno.Command("getconf", { args: ["CLK_TCK"] }).output();
+  if (out.success) CLOCK_TICKS = Number(new TextDecoder().decode(out.stdout).trim()) || 100;
 }
 
 if (import.meta.main) await run();

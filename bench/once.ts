@@ -218,7 +218,9 @@ async function measure(variant: Variant, node: string | null): Promise<void> {
     if (variant.validators && hranaMissing() === null) {
       await Deno.copyFile(`${dir}/runOnce/feed_data/courier.db`, `${dir}/remote.db`);
       hrana = await startHrana(`${dir}/remote.db`);
-      await writeConfig(`${dir}/config_url.yml`, `${dir}/remote_data`, feeds, hrana.url);
+      await writeConfig(`${dir}/config_url.yml`, `${dir}/remote_data`, feeds, {
+        db_url: hrana.url,
+      });
       commands.db_url = courierOnce(`${dir}/config_url.yml`);
     }
     const runs: Record<string, number[]> = {};

@@ -8,7 +8,8 @@ export const forwardCommand: Command = {
   name: "forward",
   summary: "run every feed on its cron schedule until stopped (the service)",
   help: `Usage: courier forward [-c FILE] [--concurrency N] [--grace SECONDS] [--metrics ADDR]
-                      [--messenger-api URL] [--log-level LEVEL] [--dry-run]
+                      [--fetch-timeout SECONDS] [--messenger-api URL] [--log-level LEVEL]
+                      [--dry-run]
 
 Runs each feed of the config on its own cron schedule (five fields, the machine's local time
 zone unless TZ says otherwise) for as long as it runs, holding the data directory's lock.
@@ -20,7 +21,10 @@ warning). A failed run is logged and tried again at the next scheduled time; a b
 
 Options:
   -c, --config FILE      config file (default: $COURIER_CONFIG, else ./config.yml)
-  --concurrency N        feeds fetched at once (default ${DEFAULT_CONCURRENCY})
+  --concurrency N        feeds fetched at once (default ${DEFAULT_CONCURRENCY}); one server gets at
+                         most half of them, servers that were slow share half
+  --fetch-timeout SECONDS
+                         time limit of one feed request, body included (default 30)
   --grace SECONDS        on SIGINT/SIGTERM, how long runs under way may take to finish
                          (default ${DEFAULT_GRACE_S})
   --metrics ADDR         serve GET /healthz and GET /metrics (Prometheus) on ADDR, e.g.

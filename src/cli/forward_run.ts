@@ -7,7 +7,7 @@
 import { ConfigError } from "../config/errors.ts";
 import { loadSettings } from "../config/load.ts";
 import type { Settings } from "../config/types.ts";
-import { readFeed } from "../feeds/read.ts";
+import { DEFAULT_TIMEOUT_MS, readFeed } from "../feeds/read.ts";
 import {
   type HealthServer,
   MetricsAddressError,
@@ -20,8 +20,10 @@ import { Runtime } from "../forward/runtime.ts";
 import { openNotifier, watchdogInterval } from "../forward/sd_notify.ts";
 import { realClock } from "../time/clock.ts";
 import { type Logger, stderrLogger } from "../log/logger.ts";
+import { burstLogger } from "../log/bursts.ts";
 import { readLastSuccess } from "../store/last_success.ts";
 import { parseCommandArgs } from "./args.ts";
+import { execWithServerFlags, FORWARD_ENV, FORWARD_V8_FLAGS } from "./browse_v8.ts";
 import { UsageError, UserError } from "./errors.ts";
 import { collectGarbage } from "../forward/collect_garbage.ts";
 import { DEFAULT_GRACE_S } from "./forward.ts";
@@ -45,6 +47,18 @@ function parseGrace(value: string | undefined): number {
   return seconds * 1000;
 }
 
+/** `--fetch-timeout SECONDS`: the time limit of one feed URL's request, body included. */
+function parseFetchTimeout(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_TIMEOUT_MS;
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !(seconds > 0)) {
+    throw new UsageError(
+      `courier forward: --fetch-timeout must be a number of seconds > 0, got "${value}"`,
+    );
+  }
+  return seconds * 1000;
+}
+
 /** Settings a running process cannot take without a restart, with their config key. */
 const RESTART_ONLY: [keyof Settings, string][] = [
   ["dataDir", "data_dir"],
@@ -60,9 +74,11 @@ export async function run(argv: string[]): Promise<number> {
     ...RUN_OPTIONS,
     grace: { type: "string" },
     metrics: { type: "string" },
+    "fetch-timeout": { type: "string" },
   });
   const flags = readRunFlags("forward", values);
   const graceMs = parseGrace(values.grace);
+  const fetchTimeoutMs = parseFetchTimeout(values["fetch-timeout"]);
   let listen: { hostname: string; port: number } | null = null;
   if (values.metrics !== undefined) {
     try {
@@ -74,8 +90,12 @@ export async function run(argv: string[]): Promise<number> {
       throw error;
     }
   }
+  // Before the config is read (its parse is the start-up's peak) and before anything is
+  // printed: returns only when the process is kept as it was started.
+  execWithServerFlags(FORWARD_V8_FLAGS, FORWARD_ENV);
   let settings = await loadSettings(flags.configPath);
-  const logger = stderrLogger(undefined, flags.logLevel);
+  // Bursts of one warning (thousands of feeds saying the same) are one line with a count.
+  const logger = burstLogger(stderrLogger(undefined, flags.logLevel), realClock);
   for (const warning of settings.warnings ?? []) logger.warn(warning);
   const metrics = new ForwardMetrics();
 
@@ -121,6 +141,7 @@ export async function run(argv: string[]): Promise<number> {
         ...runtime.forwarderParts,
         logger,
         concurrency: flags.concurrency,
+        fetchTimeoutMs,
         serialize: flags.dryRun,
       },
       clock: realClock,
@@ -192,6 +213,7 @@ export async function run(argv: string[]): Promise<number> {
     stopSystemd.close();
     if (server) await server.shutdown();
     await runtime.close();
+    logger.flush();
   }
 }
 

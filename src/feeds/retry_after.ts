@@ -69,6 +69,7 @@ export class ServerPauses {
 /** The process's pauses, for every caller that does not bring its own. */
 export const processPauses = new ServerPauses();
 
-function originOf(url: string): string {
+/** A URL's origin (scheme, host, port): what a server's pause, and its fetch slots, go by. */
+export function originOf(url: string): string {
   return new URL(url).origin;
 }

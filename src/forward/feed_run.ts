@@ -11,7 +11,8 @@ import { deliveryOf, messageFor } from "./messages.ts";
 import type { RunCounts, RunRecord } from "../store/db.ts";
 import { firstSighting } from "./first_sighting.ts";
 import type { FeedReader, Validators } from "./reader.ts";
-import type { Semaphore, Turn } from "./turns.ts";
+import { feedOrigin, type SlotRunner } from "./fetch_slots.ts";
+import type { Turn } from "./turns.ts";
 
 /** What a feed run needs from the state; `Store` provides it, a dry run reads only. */
 export interface ForwardState {
@@ -65,8 +66,10 @@ export interface FeedRunContext {
   now: () => Date;
   /** The chat to send to for a configured channel (it may have migrated). */
   chatFor: (channel: string) => string;
-  /** Bounds how many feeds fetch at once. */
-  fetchSlots: Semaphore;
+  /** Bounds how many feeds fetch at once, and which go first (fetch_slots.ts). */
+  fetchSlots: SlotRunner;
+  /** Told when the feed gets its fetch slot: until then its run has not started. */
+  onStart?: (feed: string) => void;
   /** HTTP client carrying the feed's proxy; undefined for a direct connection. */
   fetchClient?: Deno.HttpClient;
   fetchTimeoutMs?: number;
@@ -143,7 +146,11 @@ export async function runFeed(
   try {
     let toSend: Entry[];
     try {
-      const planned = await ctx.fetchSlots.run(() => plan(feed, ctx));
+      const planned = await ctx.fetchSlots.run(
+        feedOrigin(feed.urls[0]),
+        () => plan(feed, ctx),
+        () => ctx.onStart?.(feed.name),
+      );
       toSend = planned.send;
       validators = planned.validators;
       seen = planned.seen;

@@ -7,7 +7,9 @@ import type { Outbox } from "../messenger/bot_api.ts";
 import type { MessengerFatalError } from "../messenger/errors.ts";
 import { type FeedResult, type ForwardState, runFeed, type SuccessLog } from "./feed_run.ts";
 import type { FeedReader } from "./reader.ts";
-import { ChannelTurns, Semaphore } from "./turns.ts";
+import { DEFAULT_TIMEOUT_MS } from "../feeds/read.ts";
+import { feedOrigin, FetchSlots, heldSlot } from "./fetch_slots.ts";
+import { ChannelTurns } from "./turns.ts";
 
 /**
  * What a messenger 401 (the bot itself refused) does: `stop` ends every feed of the forwarder
@@ -47,6 +49,8 @@ export interface ForwarderOptions {
   /** See FeedRunContext.maxMessengerWaitMs; default no bound. */
   maxMessengerWaitMs?: number;
   onFeedDone?: (result: FeedResult) => void;
+  /** See FeedRunContext.onStart. */
+  onFeedStart?: (feed: string) => void;
   onSent?: (feed: string) => void;
   /** See FeedRunContext.priorSuccesses. */
   priorSuccesses?: ReadonlyMap<string, Date>;
@@ -69,7 +73,7 @@ export interface RunSummary {
 export class Forwarder {
   readonly #options: ForwarderOptions;
   readonly #turns = new ChannelTurns();
-  readonly #fetchSlots: Semaphore;
+  readonly #fetchSlots: FetchSlots;
   readonly #migrations: Map<string, string>;
   readonly #controller = new AbortController();
   readonly #now: () => Date;
@@ -77,9 +81,13 @@ export class Forwarder {
 
   constructor(options: ForwarderOptions) {
     this.#options = options;
-    this.#fetchSlots = new Semaphore(options.concurrency);
     this.#migrations = options.migrations ?? new Map();
     const clock = options.clock ?? realClock;
+    this.#fetchSlots = new FetchSlots(
+      options.concurrency,
+      clock,
+      (options.fetchTimeoutMs ?? DEFAULT_TIMEOUT_MS) / 2,
+    );
     this.#now = options.now ?? (() => new Date(clock.now()));
     this.#policy = options.onUnauthorized ?? "stop";
     const outside = options.signal;
@@ -131,6 +139,9 @@ export class Forwarder {
     const runs = feeds.map(async (feed) => {
       // Turns are taken synchronously here, in the order given.
       const turn = this.#turns.take(options.serialize ? "*" : feed.channel);
+      // The fetch slot first, and only then the run's context: thousands of feeds due
+      // together wait as little more than their turn and their place in the queue.
+      const slot = await this.#fetchSlots.acquire(feedOrigin(feed.urls[0]));
       let recorded = false;
       const successLog: SuccessLog = {
         record: (name, at) => {
@@ -148,13 +159,14 @@ export class Forwarder {
         logger: options.logger,
         now: this.#now,
         chatFor: this.chatFor,
-        fetchSlots: this.#fetchSlots,
+        fetchSlots: heldSlot(slot),
         fetchClient: options.fetchClientFor?.(feed),
         fetchTimeoutMs: options.fetchTimeoutMs,
         deadlines: options.deadlines,
         pauses: options.pauses,
         signal: this.#controller.signal,
         onSent: options.onSent,
+        onStart: options.onFeedStart,
         maxMessengerWaitMs: options.maxMessengerWaitMs,
         priorSuccesses: options.priorSuccesses,
         holds: options.holds,

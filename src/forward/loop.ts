@@ -10,6 +10,7 @@
 import type { FeedSettings } from "../config/types.ts";
 import type { Clock, TimerId } from "../time/clock.ts";
 import type { Logger } from "../log/logger.ts";
+import { someNames } from "../log/bursts.ts";
 import type { FeedResult } from "./feed_run.ts";
 import { Forwarder, type ForwarderOptions, messageOf } from "./forwarder.ts";
 import { type HealthSnapshot, schedulerHealth } from "./health.ts";
@@ -28,7 +29,10 @@ export const MAINTENANCE_EVERY_MS = 24 * 60 * 60 * 1000;
 
 export interface LoopOptions {
   /** What every run needs; the loop adds its clock, its stop signal and its own callbacks. */
-  forwarder: Omit<ForwarderOptions, "signal" | "onFeedDone" | "onUnauthorized" | "clock">;
+  forwarder: Omit<
+    ForwarderOptions,
+    "signal" | "onFeedDone" | "onFeedStart" | "onUnauthorized" | "clock"
+  >;
   clock: Clock;
   logger: Logger;
   metrics?: ForwardMetrics;
@@ -59,6 +63,8 @@ export interface ReloadChanges {
 
 interface InFlight {
   startedAt: number;
+  /** Whether it has its fetch slot: until then it is waiting, and has not started. */
+  started: boolean;
 }
 
 export class Loop {
@@ -100,6 +106,10 @@ export class Loop {
       signal: this.#stopRuns.signal,
       onUnauthorized: "continue",
       onFeedDone: (result) => this.#feedDone(result),
+      onFeedStart: (name) => {
+        const run = this.#inFlight.get(name);
+        if (run) run.started = true;
+      },
     });
   }
 
@@ -200,7 +210,8 @@ export class Loop {
       const all = this.runsEnded().then(() => "done" as const);
       if (await Promise.race([all, graceOver]) === "grace") {
         this.#logger.warn("stopping the runs still going after the grace period", {
-          feeds: [...this.#inFlight.keys()].join(","),
+          count: this.#inFlight.size,
+          feeds: someNames([...this.#inFlight.keys()]),
           grace_s: graceMs / 1000,
         });
         this.#stopRuns.abort(new Error("stopped after the grace period"));
@@ -264,21 +275,31 @@ export class Loop {
     this.#lastTickWall = now;
     this.#lastTickMono = this.#clock.monotonic();
     const start: FeedSettings[] = [];
+    const skipped: { name: string; slot: Date | null }[] = [];
+    let waiting = 0;
     for (const { feed: name, slot } of this.#schedule.due(now)) {
       this.#options.metrics?.setNextRun(name, this.#schedule.nextFor(name));
       const feed = this.#feeds.get(name);
       if (!feed) continue;
       // Another process holds the channel and runs this slot.
       if (this.#options.leases && !this.#options.leases.holds(feed.channel)) continue;
-      if (this.#inFlight.has(name)) {
-        this.#logger.warn("previous run still going; skipping this one", {
-          feed: name,
-          slot: slot?.toISOString(),
-        });
+      const running = this.#inFlight.get(name);
+      if (running?.started) {
+        skipped.push({ name, slot });
         this.#options.metrics?.recordOverlapSkip(name);
-        continue;
+      } else if (running) {
+        // Still waiting for a fetch slot: the run that starts then fetches after this slot
+        // too, so it stands for both, and nothing is skipped.
+        waiting++;
+      } else {
+        start.push(feed);
       }
-      start.push(feed);
+    }
+    this.#logSkipped(skipped);
+    if (waiting > 0) {
+      this.#logger.debug("due again while waiting for a fetch slot; that run covers it", {
+        feeds: waiting,
+      });
     }
     if (start.length > 0) this.#launch(start);
     const next = this.#schedule.nextAt();
@@ -292,9 +313,26 @@ export class Loop {
     }, wait);
   }
 
+  /** One line for a tick's overlapping feeds, however many: a count and the first names. */
+  #logSkipped(skipped: { name: string; slot: Date | null }[]): void {
+    if (skipped.length === 0) return;
+    if (skipped.length === 1) {
+      this.#logger.warn("previous run still going; skipping this one", {
+        feed: skipped[0].name,
+        slot: skipped[0].slot?.toISOString(),
+      });
+      return;
+    }
+    this.#logger.warn("previous runs still going; skipping these", {
+      count: skipped.length,
+      feeds: someNames(skipped.map((s) => s.name)),
+      slot: skipped[0].slot?.toISOString(),
+    });
+  }
+
   #launch(feeds: FeedSettings[]): void {
     const startedAt = this.#clock.monotonic();
-    for (const feed of feeds) this.#inFlight.set(feed.name, { startedAt });
+    for (const feed of feeds) this.#inFlight.set(feed.name, { startedAt, started: false });
     const run = this.#forwarder.run(feeds).then(
       (summary) => {
         if (summary.results.some((r) => r.sent > 0 || r.skipped > 0)) this.#checkpoint();

@@ -10,6 +10,7 @@ import type { Logger } from "../log/logger.ts";
 import { BotApi, type Outbox, type SendOptions, type Sent } from "../messenger/bot_api.ts";
 import type { Message } from "../messenger/format.ts";
 import { Pacer, seedPacer, TELEGRAM_LIMITS } from "../messenger/pacer.ts";
+import { Circuit } from "../messenger/circuit.ts";
 import { ProxyClients } from "../net/proxy_clients.ts";
 import { Store } from "../store/db.ts";
 import { describeLocation, stateLocation } from "../store/location.ts";
@@ -193,12 +194,15 @@ export class Runtime {
       if (seeded > 0) {
         logger.debug("messenger limits seeded from the state", { sent_last_minute: seeded });
       }
+      // Likewise the chats found unreachable: a reload does not make the messenger come back.
+      const circuit = new Circuit();
       const makeBotApi = (current: Settings) =>
         new BotApi({
           baseUrl: options.messengerApi,
           token: current.token,
           client: proxies.get(current.messengerProxy),
           pacer,
+          circuit,
           logger,
           now: () => clock.monotonic(),
           sleep: (ms, signal) => sleep(clock, ms, signal),

@@ -15,6 +15,7 @@ import {
 } from "./errors.ts";
 import type { Message } from "./format.ts";
 import { Pacer } from "./pacer.ts";
+import { Circuit } from "./circuit.ts";
 
 /** How Deno reports a proxy that refused the user name or password. */
 const PROXY_AUTH_FAILURE = /Password auth failure|Proxy Authentication Required|\b407\b/i;
@@ -49,6 +50,8 @@ export interface BotApiOptions {
   client?: Deno.HttpClient;
   fetch?: typeof fetch;
   pacer?: Pacer;
+  /** Chats whose messenger was found down (circuit.ts); shared like the pacer. */
+  circuit?: Circuit;
   /** Monotonic milliseconds. */
   now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -86,6 +89,7 @@ export class BotApi implements Outbox {
   readonly #proxy: ProxySpec | null;
   readonly #fetch: typeof fetch;
   readonly #pacer: Pacer;
+  readonly #circuit: Circuit;
   readonly #now: () => number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #opts: BotApiOptions;
@@ -101,6 +105,7 @@ export class BotApi implements Outbox {
     if (proxyPassword) this.#secrets.push(proxyPassword, encodeURIComponent(proxyPassword));
     this.#fetch = options.fetch ?? fetch;
     this.#pacer = options.pacer ?? new Pacer();
+    this.#circuit = options.circuit ?? new Circuit();
     this.#now = options.now ?? (() => realClock.monotonic());
     this.#sleep = options.sleep ?? ((ms, signal) => sleep(realClock, ms, signal));
     this.#opts = options;
@@ -113,7 +118,17 @@ export class BotApi implements Outbox {
     options: SendOptions = {},
   ): Promise<Sent> {
     const maxWaitMs = options.maxWaitMs ?? Infinity;
-    const retries = this.#opts.retries ?? 5;
+    const admission = this.#circuit.admit(chat, this.#now());
+    if (admission.kind === "held") {
+      throw new ChatError(
+        `chat ${chat}: messenger unavailable (${admission.reason}); not tried again for ` +
+          `${Math.ceil((admission.until - this.#now()) / 1000)} s`,
+        chat,
+        null,
+      );
+    }
+    // A probe after a hold is one attempt: the ladder was paid by the send that tripped it.
+    const retries = admission.kind === "probe" ? 0 : this.#opts.retries ?? 5;
     const backoff = this.#opts.backoffMs ?? 1000;
     const max429 = this.#opts.max429 ?? 10;
     let target = chat;
@@ -123,6 +138,7 @@ export class BotApi implements Outbox {
     for (;;) {
       const slot = await this.#waitForSlot(target, maxWaitMs, signal);
       const outcome = await this.#post(target, message, signal);
+      if (!("transient" in outcome)) this.#circuit.reset(target);
       if ("sent" in outcome) return outcome.sent;
       // Refused without being posted: the slot was not used.
       if ("retryAfterS" in outcome || "migrateTo" in outcome) this.#pacer.cancel(target, slot);
@@ -157,6 +173,7 @@ export class BotApi implements Outbox {
       }
       // A transient failure: a 5xx, a timeout or a network error.
       if (++failures > retries) {
+        this.#circuit.trip(target, this.#now(), outcome.transient);
         throw new ChatError(
           `chat ${target}: messenger unavailable after ${retries + 1} attempt${
             retries === 0 ? "" : "s"

@@ -337,6 +337,10 @@ Deno.test("forward: bad flags are usage errors (exit 2, one line, nothing starte
       [["--metrics", "http://x:1"], /^courier forward: --metrics "http:\/\/x:1": give HOST:PORT/],
       [["--log-level", "loud"], /^courier forward: --log-level must be one of debug, info/],
       [["--concurrency", "0"], /^courier forward: --concurrency must be a positive integer/],
+      [
+        ["--fetch-timeout", "0"],
+        /^courier forward: --fetch-timeout must be a number of seconds > 0, got "0"$/,
+      ],
     ];
     for (const [args, message] of cases) {
       const r = await runCli(["forward", "-c", env.config, ...args], { cwd: env.dir });
@@ -348,6 +352,7 @@ Deno.test("forward: bad flags are usage errors (exit 2, one line, nothing starte
     const help = await runCli(["forward", "--help"]);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /--grace SECONDS/);
+    assert.match(help.stdout, /--fetch-timeout SECONDS/);
     assert.match(help.stdout, /SIGHUP/);
   }));
 

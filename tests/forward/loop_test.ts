@@ -112,6 +112,7 @@ async function harness(
     lastSuccess?: Map<string, Date>;
     token?: string;
     bot?: Parameters<typeof startFakeBotApi>[0];
+    concurrency?: number;
   } = {},
 ): Promise<Harness> {
   const dir = await Deno.makeTempDir();
@@ -144,7 +145,7 @@ async function harness(
       },
       ...runtime.forwarderParts,
       logger,
-      concurrency: 4,
+      concurrency: options.concurrency ?? 4,
     },
     clock,
     logger,
@@ -282,11 +283,12 @@ Deno.test("loop: catch-up at start runs a feed that missed its latest slot or ne
     assert.deepEqual(titles(h.bot).sort(), ["missed one", "never one"]);
 
     await h.advance(HOUR);
-    // At 01:00 all three run, once each.
-    assert.deepEqual(h.reads.slice(2).map((r) => `${r.feed}@${r.at}`), [
-      "missed@2026-01-01T01:00:00.000Z",
-      "ran@2026-01-01T01:00:00.000Z",
-      "never@2026-01-01T01:00:00.000Z",
+    // At 01:00 all three run, once each (the third when one of its server's two slots is
+    // free: the step that moved the clock to 01:00 may have gone on by then).
+    assert.deepEqual(h.reads.slice(2).map((r) => `${r.feed}@${r.at.slice(0, 16)}`), [
+      "missed@2026-01-01T01:00",
+      "ran@2026-01-01T01:00",
+      "never@2026-01-01T01:00",
     ]);
     assert.deepEqual(titles(h.bot, "@chan_ran"), ["ran one"]);
   } finally {
@@ -369,6 +371,47 @@ Deno.test("loop: a feed still running at its next slot is skipped (warned, count
     await h.advance(MINUTE);
     assert.equal(slow.hits(), 2);
     assert.equal(linesWith(h.lines, "previous run still going").length, 2);
+  } finally {
+    await h.close();
+    await slow.close();
+  }
+});
+
+Deno.test("loop: feeds still running at their next slot are one warning; feeds still waiting for a slot none", async () => {
+  const slow = hangingServer([{ id: "s1", title: "S one" }]);
+  const h = await harness((s) => {
+    s.set("/fast.xml", [{ id: "f1", title: "F one" }]);
+    return [
+      // One server: with 4 slots it may hold 2, so slowC waits for one of them.
+      { name: "slowA", url: `${slow.url}?a`, cron: "* * * * *" },
+      { name: "slowB", url: `${slow.url}?b`, cron: "* * * * *" },
+      { name: "slowC", url: `${slow.url}?c`, cron: "* * * * *" },
+      { name: "fast", url: s.url("/fast.xml"), cron: "* * * * *" },
+    ];
+  }, { concurrency: 4 });
+  try {
+    h.loop.start(h.settings.feeds);
+    await until(
+      "slowA and slowB asked, fast done",
+      () => slow.hits() === 2 && h.bot.messages().length === 1 && h.loop.running.length === 3,
+    );
+    // 00:01: slowA and slowB are still fetching; slowC never started; fast runs again.
+    const fastRuns = () => h.reads.filter((r) => r.feed === "fast").length;
+    await h.clock.advance(MINUTE);
+    await until("fast ran twice", () => fastRuns() === 2 && h.loop.running.length === 3);
+    const skips = h.lines.filter((l) => l.includes("still going"));
+    assert.equal(skips.length, 1, skips.join("\n"));
+    assert.match(
+      skips[0],
+      /level=warn msg="previous runs still going; skipping these" count=2 feeds=slowA,slowB slot=2026-01-01T00:01:00.000Z/,
+    );
+    assert.equal(h.metric("courier_feed_overlap_skips_total", { feed: "slowA" }), 1);
+    assert.equal(h.metric("courier_feed_overlap_skips_total", { feed: "slowC" }), 0);
+    assert.equal(slow.hits(), 2, "slowC is still waiting, not started");
+    slow.release();
+    await h.loop.runsEnded();
+    assert.equal(slow.hits(), 3);
+    assert.deepEqual(titles(h.bot).sort(), ["F one", "S one", "S one", "S one"]);
   } finally {
     await h.close();
     await slow.close();

@@ -1,6 +1,6 @@
 /**
- * `once` against the local fake Bot API when the messenger holds a channel for a day or refuses
- * one message's content: the run must end, and the other feeds and entries must go on.
+ * `once` against the local fake Bot API when the messenger holds a channel for a day, refuses
+ * one message's content or is down: the run must end, and the other feeds and entries go on.
  */
 import assert from "node:assert/strict";
 import { ONCE_MAX_MESSENGER_WAIT_MS, runOnce } from "../../src/forward/once.ts";
@@ -21,7 +21,7 @@ const url = (name: string) => `https://feeds.example/${name}.xml`;
  * The client's waits move the virtual clock at once (and are added up), so a test learns what a
  * wait would have cost without waiting.
  */
-async function harness() {
+async function harness(retries = 0) {
   // A virtual monotonic clock: ManualClock's advance settles asynchronously, and the client
   // reads the time right after its sleep resolves.
   let t = 1_000_000;
@@ -40,7 +40,7 @@ async function harness() {
       t += ms;
       return Promise.resolve();
     },
-    retries: 0,
+    retries,
   });
   const run = (feeds: FeedSettings[]) =>
     runOnce({
@@ -274,5 +274,36 @@ Deno.test("migration 5: a version 4 database keeps its entries and accepts 'refu
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("once: while the messenger is down for a channel, its first feed pays the retry ladder and the others fail at once, entries kept", async () => {
+  const h = await harness(5);
+  try {
+    const feeds = ["down1", "down2", "down3"].map((n) => makeFeed(n, { channel: "@chan_down" }));
+    const free = makeFeed("free", { channel: "@chan_free" });
+    h.reader.feeds.set(url("down1"), [makeEntry("a", 1), makeEntry("b", 2)]);
+    h.reader.feeds.set(url("down2"), [makeEntry("c", 3)]);
+    h.reader.feeds.set(url("down3"), [makeEntry("d", 4)]);
+    h.reader.feeds.set(url("free"), [makeEntry("e", 5)]);
+    h.fake.inject({ kind: "500", chat: "@chan_down", times: Infinity });
+    const summary = await h.run([...feeds, free]);
+    const byFeed = new Map(summary.results.map((r) => [r.feed, r]));
+    // One ladder (6 attempts, 1+2+4+8+16 s of backoff), not one per feed.
+    assert.equal(h.fake.requests, 6 + 1);
+    assert.equal(h.waited(), 31_000);
+    for (const name of ["down1", "down2", "down3"]) {
+      const r = byFeed.get(name)!;
+      assert.equal(r.step, "send", name);
+      assert.equal(r.sent, 0, name);
+    }
+    assert.match(byFeed.get("down2")!.error!, /messenger unavailable \(HTTP 500 .*\); not tried/);
+    assert.equal(byFeed.get("down1")!.failed, 2);
+    assert.deepEqual(h.fake.messages().map((m) => m.bold[0]), ["Title e"]);
+    // Nothing of the failed channel is recorded: its entries go at the next run.
+    const sent = await h.store.query("SELECT count(*) FROM entries WHERE status = 'sent'");
+    assert.deepEqual(sent, [[1]]);
+  } finally {
+    await h.close();
   }
 });

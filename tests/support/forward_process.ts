@@ -2,8 +2,12 @@
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 export interface ForwardProcess {
+  /** The process id (the same after forward re-executes itself with its V8 flags). */
+  pid: number;
   /** Reads the log until it holds `text`; fails if the process ends first. */
   until(text: string): Promise<void>;
+  /** Reads the log until it holds `text` `times` times; fails if the process ends first. */
+  untilCount(text: string, times: number): Promise<void>;
   /** SIGTERM, then the exit code and the whole log. */
   stop(): Promise<{ code: number; log: string }>;
   /** SIGKILL, and the process reaped. */
@@ -22,7 +26,16 @@ export function startForward(args: string[], env: Record<string, string> = {}): 
   }).spawn();
   const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
   let log = "";
+  const count = (text: string) => log.split(text).length - 1;
+  const untilCount = async (text: string, times: number) => {
+    while (count(text) < times) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`forward ended before logging ${text}:\n${log}`);
+      log += value;
+    }
+  };
   return {
+    pid: child.pid,
     get log() {
       return log;
     },
@@ -31,13 +44,8 @@ export function startForward(args: string[], env: Record<string, string> = {}): 
       await child.status;
       await child.stderr.cancel().catch(() => {});
     },
-    async until(text) {
-      while (!log.includes(text)) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error(`forward ended before logging ${text}:\n${log}`);
-        log += value;
-      }
-    },
+    until: (text) => untilCount(text, 1),
+    untilCount,
     async stop() {
       child.kill("SIGTERM");
       for (;;) {
