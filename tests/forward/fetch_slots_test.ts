@@ -17,11 +17,16 @@ import { deferred } from "../support/forward_stubs.ts";
 const SLOW = "http://slow.example";
 const FAST = "http://fast.example";
 
-function inUse(byOrigin: Record<string, number>, slow: string[] = [], concurrency = 8): SlotsInUse {
+function inUse(
+  byOrigin: Record<string, number>,
+  slow: string[] = [],
+  concurrency = 8,
+  fast: string[] = [],
+): SlotsInUse {
   const map = new Map(Object.entries(byOrigin));
   let n = 0;
   for (const v of map.values()) n += v;
-  return { concurrency, inUse: n, byOrigin: map, slow: new Set(slow) };
+  return { concurrency, inUse: n, byOrigin: map, slow: new Set(slow), fast: new Set(fast) };
 }
 
 Deno.test("fetch slots: an origin's share is half the slots, rounded up, at least one", () => {
@@ -48,6 +53,7 @@ Deno.test("fetch slots: slow origins share one half between them; healthy ones k
     mayStart("http://slow3.example", {
       ...s,
       slow: new Set([SLOW, slow2, "http://slow3.example"]),
+      fast: new Set(),
     }),
     false,
   );
@@ -126,4 +132,18 @@ Deno.test("fetch slots: a failing task frees its slot; a slot taken is released 
   slot.release();
   assert.equal(slots.inUse, 0);
   assert.equal(await slots.run(FAST, () => Promise.resolve(7)), 7);
+});
+
+Deno.test("fetch slots: alone, a fast origin takes the slots beyond its half; unknown and slow ones do not", () => {
+  const one = "http://one.example";
+  const other = "http://other.example";
+  // At its share (4 of 8), alone: only a fast origin may go on.
+  assert.equal(nextOrigin([one], inUse({ [one]: 4 })), null);
+  assert.equal(nextOrigin([one], inUse({ [one]: 4 }, [one])), null);
+  assert.equal(nextOrigin([one], inUse({ [one]: 4 }, [], 8, [one])), one);
+  assert.equal(nextOrigin([one], inUse({ [one]: 7 }, [], 8, [one])), one);
+  assert.equal(nextOrigin([one], inUse({ [one]: 8 }, [], 8, [one])), null);
+  // Another origin waiting: the half stays for it, fast or not.
+  assert.equal(nextOrigin([one, other], inUse({ [one]: 4 }, [], 8, [one])), other);
+  assert.equal(nextOrigin([one, other], inUse({ [one]: 4, [other]: 4 }, [], 8, [one])), null);
 });

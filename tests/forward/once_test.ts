@@ -278,9 +278,10 @@ Deno.test("no more than `concurrency` feeds fetch at once", async () => {
   assert.equal(most, 3);
 });
 
-Deno.test("feeds of one server fetch at most half the slots at once", async () => {
+Deno.test("feeds of one server start on half the slots, and take them all once it answered fast", async () => {
+  // The first two (half of 4) are held until both started: a third would make it three.
   const most = await mostAtOnce({ count: 8, ownServers: false, started: 2, concurrency: 4 });
-  assert.equal(most, 2);
+  assert.equal(most, 4);
 });
 
 Deno.test("a migrated chat is used for the feed's channel", async () => {
