@@ -3,15 +3,15 @@ import type { Command } from "./command.ts";
 const HELP = `Usage: courier browse [DATABASE] [options]
 
 Serves a database browser: a JSON API under /api and a web page at /. DATABASE is a path, a
-file: URL or a remote libSQL URL (libsql://, http://, https://); default: the forwarder's
+file: URL or a remote libSQL URL (libsql://, http(s)://, ws(s)://); default: the forwarder's
 database, <db_dir>/courier.db (or db_url) from the config. Read-only unless --write.
 
 Options:
   -c, --config FILE   config file for the default database (default: $COURIER_CONFIG, else ./config.yml)
   --host HOST         address to bind (default 127.0.0.1); a non-loopback address needs a token
   --port PORT         port (default 8080; 0 picks a free one)
-  --write             allow statements that write (POST only); file functions and
-                      extension loading stay refused
+  --write             allow statements that write (POST only); ATTACH, VACUUM, transactions
+                      and TEMP objects stay refused
   --token-file FILE   require "Authorization: Bearer <token>" on every API call, the token
                       being the first line of FILE (8+ of A-Z a-z 0-9 . _ ~ + / -)
   --token T           the same with the token itself; it shows in ps and shell history, so

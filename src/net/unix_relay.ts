@@ -78,10 +78,12 @@ async function pipeToUnix(conn: Deno.Conn, path: string, open: Set<Deno.Conn>): 
 /**
  * Copies `from` to `to`, then half-closes `to` so a reply can still come back the other way.
  * Plain read/write, not streams: a Deno.Conn's readable closes the whole connection at
- * end-of-stream and closing its writable does too, which would cut that reply off.
+ * end-of-stream and closing its writable does too, which would cut that reply off. A slow `to`
+ * holds the reads (back-pressure); each read and write is a system call, so a relay of large
+ * answers reads in large pieces.
  */
-async function copy(from: Deno.Conn, to: Deno.Conn): Promise<void> {
-  const buf = new Uint8Array(64 * 1024);
+export async function copy(from: Deno.Conn, to: Deno.Conn, bufferSize = 64 * 1024): Promise<void> {
+  const buf = new Uint8Array(bufferSize);
   for (;;) {
     const n = await from.read(buf);
     if (n === null) break;

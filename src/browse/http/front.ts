@@ -13,6 +13,8 @@
  * a moment and goes on: the server never exits for it.
  */
 
+import { copy } from "../../net/unix_relay.ts";
+
 /** A Unix socket, or a loopback port where there are none (Windows). */
 export type Backend = { transport: "unix"; path: string } | {
   transport: "tcp";
@@ -92,17 +94,6 @@ function closeClient(c: Client): void {
   try {
     c.upstream?.close();
   } catch { /* closed already */ }
-}
-
-/** Copies `from` to `to` until either ends; a slow `to` holds the reads (back-pressure). */
-async function relay(from: Deno.Conn, to: Deno.Conn, size: number): Promise<void> {
-  const buf = new Uint8Array(size);
-  for (;;) {
-    const n = await from.read(buf);
-    if (n === null) return;
-    let off = 0;
-    while (off < n) off += await to.write(buf.subarray(off, n));
-  }
 }
 
 /** Events for tests: a connection dropped, and why. */
@@ -235,12 +226,8 @@ export class Front {
     while (off < size) off += await c.upstream.write(head.subarray(off, size));
     const up = c.upstream;
     // The client's end of sending is passed on; the server's end of answering ends it all.
-    relay(c.conn, up, REQUEST_BUFFER).then(
-      () => (up as Deno.TcpConn).closeWrite(),
-      () => closeClient(c),
-    )
-      .catch(() => {});
-    await relay(up, c.conn, ANSWER_BUFFER).catch(() => {});
+    copy(c.conn, up, REQUEST_BUFFER).catch(() => closeClient(c));
+    await copy(up, c.conn, ANSWER_BUFFER).catch(() => {});
   }
 
   async close(): Promise<void> {

@@ -14,7 +14,6 @@ export interface RunOptions {
 
 /** A database the worker runs statements on; local files and remote libSQL servers alike. */
 export interface Db {
-  readonly remote: boolean;
   /** Rows of an internal SELECT (held to the read-only rules like any other). */
   all(sql: string, params?: unknown[]): Promise<unknown[][]>;
   /**

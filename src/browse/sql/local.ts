@@ -436,7 +436,6 @@ export function openLocal(path: string, write: boolean): Db {
     return Promise.resolve({});
   };
   return {
-    remote: false,
     all(sql, params = []) {
       const rows: unknown[][] = [];
       return run(sql, params, { write: false }, () => {}, (r) => {

@@ -80,7 +80,6 @@ export function openRemote(url: string, authToken: string | undefined, write: bo
     }
   };
   return {
-    remote: true,
     async all(sql, params = []) {
       const rows: unknown[][] = [];
       await run(sql, params, { write: false }, () => {}, (r) => rows.push(r) > 0);
