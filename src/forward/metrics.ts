@@ -264,6 +264,16 @@ export class ForwardMetrics {
     const sample = (name: string, labels: string, value: number) => {
       out.push(`${name}${labels ? `{${labels}}` : ""} ${formatSampleValue(value)}`);
     };
+    /** A family with one sample per feed. */
+    const eachFeed = (
+      name: string,
+      type: string,
+      help: string,
+      value: (s: FeedSeries) => number,
+    ) => {
+      family(name, type, help);
+      for (const [, s, feed] of feeds) sample(name, feed, value(s));
+    };
 
     family("courier_feed_runs_total", "counter", "Feed runs, by feed and outcome.");
     for (const [, s, feed] of feeds) {
@@ -272,34 +282,31 @@ export class ForwardMetrics {
       }
     }
 
-    family("courier_feed_entries_sent_total", "counter", "Entries the messenger accepted.");
-    for (const [, s, feed] of feeds) sample("courier_feed_entries_sent_total", feed, s.sent);
-
-    family(
+    eachFeed(
+      "courier_feed_entries_sent_total",
+      "counter",
+      "Entries the messenger accepted.",
+      (s) => s.sent,
+    );
+    eachFeed(
       "courier_feed_entries_refused_total",
       "counter",
       "Entries the messenger refused in every form: recorded, never posted.",
+      (s) => s.refused,
     );
-    for (const [, s, feed] of feeds) sample("courier_feed_entries_refused_total", feed, s.refused);
-
-    family(
+    eachFeed(
       "courier_feed_entries_filtered_total",
       "counter",
       "Entries the feed's filter dropped (recorded as seen, never posted).",
+      (s) => s.filtered,
     );
-    for (const [, s, feed] of feeds) {
-      sample("courier_feed_entries_filtered_total", feed, s.filtered);
-    }
-
     // 0 for a feed that never succeeded: `time() - x > age` fires for it as for a stale one.
-    family(
+    eachFeed(
       "courier_feed_last_success_timestamp_seconds",
       "gauge",
       "When the feed's last successful run finished, in seconds since the epoch; 0: never.",
+      (s) => s.lastSuccess ?? 0,
     );
-    for (const [, s, feed] of feeds) {
-      sample("courier_feed_last_success_timestamp_seconds", feed, s.lastSuccess ?? 0);
-    }
 
     family(
       "courier_feed_next_run_timestamp_seconds",
@@ -328,14 +335,12 @@ export class ForwardMetrics {
     sample(`${all}_sum`, "", this.#durationSum);
     sample(`${all}_count`, "", this.#durationCount);
 
-    family(
+    eachFeed(
       "courier_feed_overlap_skips_total",
       "counter",
       "Scheduled runs skipped because the feed's previous run was still going.",
+      (s) => s.overlapSkips,
     );
-    for (const [, s, feed] of feeds) {
-      sample("courier_feed_overlap_skips_total", feed, s.overlapSkips);
-    }
 
     family("courier_messenger_responses_total", "counter", "Bot API responses, by HTTP status.");
     for (const code of [...this.#responses.keys()].sort((a, b) => a - b)) {
