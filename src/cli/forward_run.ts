@@ -21,7 +21,6 @@ import { openNotifier, watchdogInterval } from "../forward/sd_notify.ts";
 import { realClock } from "../time/clock.ts";
 import { type Logger, stderrLogger } from "../log/logger.ts";
 import { burstLogger } from "../log/bursts.ts";
-import { readLastSuccess } from "../store/last_success.ts";
 import { parseCommandArgs } from "./args.ts";
 import { execWithServerFlags, FORWARD_ENV, FORWARD_V8_FLAGS } from "./browse_v8.ts";
 import { UsageError, UserError } from "./errors.ts";
@@ -123,18 +122,6 @@ export async function run(argv: string[]): Promise<number> {
   };
   Deno.addSignalListener("SIGHUP", reloadSignal);
   try {
-    let lastSuccess = new Map<string, Date>();
-    try {
-      // With remote state the database's record is authoritative; the file is a local copy.
-      lastSuccess = runtime.store?.remote
-        ? new Map(runtime.priorSuccesses)
-        : await readLastSuccess(settings.lastLoadedPath);
-    } catch (error) {
-      // Only the catch-up at start depends on it: every feed then runs once at start.
-      logger.warn("last-success file unreadable; every feed runs at start", {
-        error: (error as Error).message,
-      });
-    }
     const loop = new Loop({
       forwarder: {
         read: readFeed,
@@ -147,7 +134,7 @@ export async function run(argv: string[]): Promise<number> {
       clock: realClock,
       logger,
       metrics,
-      lastSuccess,
+      lastSuccess: runtime.priorSuccesses,
       // Pruning at most once a day (the store keeps when it last ran), against the feeds of the
       // config in force; a passive checkpoint after a tick that wrote, which never waits for a
       // reader such as `courier browse` or `status` (the truncating one is at the stop).

@@ -51,9 +51,10 @@ export async function run(argv: string[]): Promise<number> {
   const records = await readFeedRecords(location, names, new Date(now.getTime() - DAY_MS));
   let successes: Map<string, Date>;
   try {
-    // With remote state the database's record is authoritative (the file is a local copy).
-    successes = location.kind === "remote"
-      ? records?.lastSuccess ?? new Map()
+    // The database's record is authoritative (the file is a copy); a state from before the
+    // database kept them has only the file.
+    successes = records?.lastSuccess?.size
+      ? records.lastSuccess
       : await readLastSuccess(settings.lastLoadedPath);
   } catch (error) {
     throw new UserError(`courier status: ${(error as Error).message}`, 1);

@@ -69,38 +69,54 @@ function messengerKey(settings: Settings): string {
 }
 
 /**
- * The last-success file as it is before this process writes it. When it lists feeds while the
- * database knows none (new or empty: the state was lost or moved, e.g. a courier.db copied
- * without its -wal file, or a db_dir that changed), says so once, loudly, naming both files;
- * the feed runs then treat those feeds as first sightings (feed_run.ts, recoveredLimit). An
- * unreadable file lists nothing here: the runs that write it report it.
+ * Each feed's last successful run before this process: the database's record, the one every
+ * process and `status` read. Only when it has none is the last-success file read: a state from
+ * before the database kept them (its times are copied in, unless `readOnly`), or a state lost
+ * or moved. When the file lists feeds while the database knows none (new or empty, e.g. a
+ * courier.db copied without its -wal file, or a db_dir that changed), says so once, loudly,
+ * naming both; the feed runs then treat those feeds as first sightings (feed_run.ts,
+ * recoveredLimit).
  */
 async function priorSuccesses(
   settings: Settings,
   store: Store | null,
   logger: Logger,
+  readOnly: boolean,
 ): Promise<ReadonlyMap<string, Date>> {
-  // With remote state the database's record is the one every machine shares.
-  const prior = store?.remote
-    ? await store.lastSuccesses()
-    : await readLastSuccess(settings.lastLoadedPath).catch(() => new Map<string, Date>());
-  if (store?.remote) return prior;
-  if (prior.size === 0 || (store !== null && !(await store.isEmpty()))) return prior;
-  const db = store?.path ?? describeLocation(stateLocation(settings));
-  logger.warn(
-    `state lost or moved: ${db} is ${store === null ? "missing" : "new or empty"} but ` +
-      `${settings.lastLoadedPath} lists ${prior.size} feed${prior.size === 1 ? "" : "s"} that ` +
-      `succeeded before; ${prior.size === 1 ? "it is" : "they are"} treated as first ` +
-      "sightings: only the newest first_time_limit entries are sent (none without a limit)",
-  );
+  const recorded = store ? await store.lastSuccesses() : new Map<string, Date>();
+  if (recorded.size > 0) return recorded;
+  let prior: Map<string, Date>;
+  try {
+    prior = await readLastSuccess(settings.lastLoadedPath);
+  } catch (error) {
+    // Only the catch-up at start depends on it: every feed then runs once at start.
+    logger.warn("last-success file unreadable; every feed runs at start", {
+      error: (error as Error).message,
+    });
+    return recorded;
+  }
+  if (prior.size === 0) return prior;
+  if (store === null || (await store.isEmpty())) {
+    const db = store?.path ?? describeLocation(stateLocation(settings));
+    logger.warn(
+      `state lost or moved: ${db} is ${store === null ? "missing" : "new or empty"} but ` +
+        `${settings.lastLoadedPath} lists ${prior.size} feed${prior.size === 1 ? "" : "s"} ` +
+        `that succeeded before; ${prior.size === 1 ? "it is" : "they are"} treated as first ` +
+        "sightings: only the newest first_time_limit entries are sent (none without a limit)",
+    );
+  }
+  if (store !== null && !readOnly) {
+    for (const [feed, at] of prior) store.recordSuccess(feed, at);
+    await store.flushSuccesses();
+  }
   return prior;
 }
 
 /**
- * With remote state each success goes to the database (authoritative: start-up and `status`
- * read it on every machine) and to the local last-success file (a copy for this machine).
+ * Each success goes to the database (authoritative: start-up and `status` read it, on every
+ * machine with remote state) and to the last-success file (a copy, for people and tools).
  */
-function sharedSuccessLog(store: Store, file: LastSuccessFile): SuccessLog {
+function successLog(store: Store, file: LastSuccessFile): SuccessLog {
   return {
     record: (feed, at) => {
       store.recordSuccess(feed, at);
@@ -153,7 +169,7 @@ export class Runtime {
         // Reads the state if there is one (to show what a real run would send now); creates
         // and changes nothing, and needs no token.
         store = await Store.openAt(stateLocation(settings), { readOnly: true });
-        const prior = await priorSuccesses(settings, store, logger);
+        const prior = await priorSuccesses(settings, store, logger, true);
         return new Runtime(
           readOnlyState(store),
           new SwitchableOutbox(new PrintingOutbox(options.writeOut)),
@@ -179,7 +195,7 @@ export class Runtime {
       const opened = (await Store.openAt(location, { clock }))!;
       store = opened;
       const migrations = await opened.chatMigrations();
-      const prior = await priorSuccesses(settings, opened, logger);
+      const prior = await priorSuccesses(settings, opened, logger, false);
       // One pacer for the life of the process: Telegram's limits hold across feeds, ticks and
       // a reload that replaces the client.
       const pacer = new Pacer();
@@ -212,11 +228,11 @@ export class Runtime {
           },
           onResponse: options.onMessengerResponse,
         });
-      const file = new LastSuccessFile(settings.lastLoadedPath, { clock });
+      const file = new LastSuccessFile(settings.lastLoadedPath, { clock, known: prior });
       const runtime = new Runtime(
         opened,
         new SwitchableOutbox(makeBotApi(settings)),
-        opened.remote ? sharedSuccessLog(opened, file) : file,
+        successLog(opened, file),
         migrations,
         proxies,
         opened,

@@ -80,7 +80,7 @@ export class Store {
   readonly #validators: ValidatorsTable;
   readonly #readOnly: boolean;
   readonly #leases: LeasesTable;
-  /** Last successes not yet written (remote state keeps them in the database). */
+  /** Last successes not yet written to the database. */
   #successes = new Map<string, string>();
 
   private constructor(
@@ -474,8 +474,8 @@ export class Store {
 
   /**
    * Notes a feed's successful run at `at`, for the `last_success` table; written by the next
-   * flushSuccesses, in one statement for all of them. Remote state only: there the table is
-   * what start-up and `status` read on every machine (the last-success file is a local copy).
+   * flushSuccesses, in one statement for all of them. The table is what start-up and `status`
+   * read (on every machine, with remote state); the last-success file is a copy.
    */
   recordSuccess(feed: string, at: Date): void {
     this.#successes.set(feed, iso(at));
@@ -495,7 +495,7 @@ export class Store {
       }]));
   }
 
-  /** Each feed's last successful run as the database records it (remote state). */
+  /** Each feed's last successful run as the database records it. */
   async lastSuccesses(): Promise<Map<string, Date>> {
     const rs = await this.#step(
       "read the state",

@@ -180,9 +180,9 @@ function lineFormatter(): (name: string, at: Date) => string {
  * on ext4 starts writing the new one back at once), and a steady-state run of many unchanged
  * feeds finishing together wrote the file dozens of times unspaced. A second apart, a kill loses
  * at most a second's times, which only costs a catch-up run that finds nothing new.
- * `writeNow` (a caller that knows no more records are coming) and `flush` skip the wait. The
- * file is read once, by the first write, so other feeds' times are kept; the data_dir lock
- * makes this process its only writer.
+ * `writeNow` (a caller that knows no more records are coming) and `flush` skip the wait. Other
+ * feeds' times are kept: the first write starts from `known` (the database's record, which the
+ * runtime has read anyway), or else reads the file.
  *
  * Every write is atomic (temp file + rename), but only `flush`, at the end of a run, makes the
  * newest file durable (fsync of the file, then of the directory, once): a completed rename
@@ -207,9 +207,16 @@ export class LastSuccessFile {
   readonly #spacingMs: number;
   readonly #clock: Clock;
 
-  constructor(readonly path: string, options: { spacingMs?: number; clock?: Clock } = {}) {
+  /** The times the first write starts from, when the caller knows them. */
+  readonly #known: ReadonlyMap<string, Date> | undefined;
+
+  constructor(
+    readonly path: string,
+    options: { spacingMs?: number; clock?: Clock; known?: ReadonlyMap<string, Date> } = {},
+  ) {
     this.#spacingMs = options.spacingMs ?? DEFAULT_SPACING_MS;
     this.#clock = options.clock ?? realClock;
+    this.#known = options.known;
   }
 
   record(feed: string, at: Date): Promise<void> {
@@ -279,7 +286,7 @@ export class LastSuccessFile {
       if (first) await removeStaleTemps(this.path);
       const lines = new Map(this.#lines ?? []);
       if (first) {
-        for (const [name, at] of await readLastSuccess(this.path)) {
+        for (const [name, at] of this.#known ?? await readLastSuccess(this.path)) {
           lines.set(name, formatLine(name, at));
         }
       }

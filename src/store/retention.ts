@@ -107,6 +107,7 @@ export async function prune(
         );
         await client.batch([
           { sql: "DELETE FROM validators WHERE feed = ?", args: [feed] },
+          { sql: "DELETE FROM last_success WHERE feed = ?", args: [feed] },
           { sql: "DELETE FROM feeds WHERE name = ?", args: [feed] },
         ]);
         counts.batches++;

@@ -119,7 +119,7 @@ export async function readFeedRecords(
 }
 
 export interface StatusRecords extends Map<string, FeedRecord> {
-  /** With remote state: each feed's last success as the database records it (authoritative). */
+  /** Each feed's last success as the database records it (authoritative), when it has the table. */
   lastSuccess?: Map<string, Date>;
   /** With remote state: channel → lease holder and expiry (ms since the epoch). */
   leases?: Map<string, { holder: string; expiresAt: number }>;
@@ -233,14 +233,14 @@ async function readAll(
       filteredTotal: Number(count?.[4] ?? 0),
     });
   }
-  if (remote && (await columnsOf(db, "leases")).size > 0) {
-    const [successes, leases] = await Promise.all([
-      db.execute("SELECT feed, at FROM last_success"),
-      db.execute("SELECT channel, holder, expires_at FROM leases"),
-    ]);
+  if ((await columnsOf(db, "last_success")).size > 0) {
+    const successes = await db.execute("SELECT feed, at FROM last_success");
     records.lastSuccess = new Map(
       successes.rows.map((row) => [String(row[0]), new Date(String(row[1]))]),
     );
+  }
+  if (remote && (await columnsOf(db, "leases")).size > 0) {
+    const leases = await db.execute("SELECT channel, holder, expires_at FROM leases");
     records.leases = new Map(
       leases.rows.map((row) => [String(row[0]), {
         holder: String(row[1]),

@@ -6,6 +6,7 @@
  * entry again. The real CLI, a real feed server and the fake Bot API.
  */
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import { stringify } from "yaml";
 import { runCli } from "../support/cli.ts";
 import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
@@ -190,4 +191,58 @@ Deno.test("forward: a moved db_dir beside the last-success file takes its feeds 
       /level=warn msg="the state has no record of a feed.* feed=plain .*sent=0 skipped=3/,
     );
     assert.match(stderr, /feed=limited .*sent=2 skipped=2/);
+  }));
+
+/** The database's last-success rows, feed → time. */
+function recordedSuccesses(db: string): Record<string, string> {
+  const sqlite = new DatabaseSync(db, { readOnly: true });
+  try {
+    const rows = sqlite.prepare("SELECT feed, at FROM last_success ORDER BY feed").all();
+    return Object.fromEntries(rows.map((r) => [String(r.feed), String(r.at)]));
+  } finally {
+    sqlite.close();
+  }
+}
+
+Deno.test("once: the database keeps the last successes; a state from before it did gets the file's", () =>
+  withEnv(async (env) => {
+    env.feeds.set("/plain.xml", items(["p1"]));
+    env.feeds.set("/limited.xml", items(["l1"]));
+    assert.equal((await once(env)).code, 0);
+    const first = recordedSuccesses(env.db);
+    assert.deepEqual(Object.keys(first), ["limited", "plain"]);
+    // The file is a copy of the database's record, to the second.
+    const copy = await Deno.readTextFile(env.lastSuccess);
+    for (const [feed, at] of Object.entries(first)) {
+      assert.ok(copy.includes(`"${feed}": ${at.replace(/\.\d{3}Z$/, "Z")}\n`), copy);
+    }
+
+    // A state written before the database kept them: no rows, the file alone. A run of one
+    // feed copies the file's times in, so the other keeps its time for forward's catch-up.
+    const sqlite = new DatabaseSync(env.db);
+    sqlite.exec("DELETE FROM last_success");
+    sqlite.close();
+    await Deno.writeTextFile(
+      env.lastSuccess,
+      '"plain": 2024-01-01T00:00:00Z\n"limited": 2024-01-02T00:00:00Z\n',
+    );
+    const r = await runCli(
+      ["once", "-c", env.config, "--messenger-api", env.bot.url, "--feed", "plain"],
+      { cwd: env.dir },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /state lost|no record of a feed|unreadable/);
+    const imported = recordedSuccesses(env.db);
+    assert.equal(imported.limited, "2024-01-02T00:00:00.000Z");
+    assert.ok(imported.plain > first.plain, "plain's own run is newer");
+
+    // The database is authoritative: a garbled copy is not read, and is written whole again.
+    await Deno.writeTextFile(env.lastSuccess, '"plain": [oops\n');
+    const again = await once(env);
+    assert.equal(again.code, 0, again.stderr);
+    assert.doesNotMatch(again.stderr, /last-success/);
+    const rewritten = await Deno.readTextFile(env.lastSuccess);
+    const expected = Object.entries(recordedSuccesses(env.db))
+      .map(([feed, at]) => `"${feed}": ${at.replace(/\.\d{3}Z$/, "Z")}\n`);
+    assert.deepEqual(rewritten.split(/(?<=\n)/).sort(), expected.sort());
   }));

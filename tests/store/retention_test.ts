@@ -140,6 +140,8 @@ Deno.test("a feed removed from the config keeps its state for 90 days after its 
   await withStore(async (store) => {
     await parsedRun(store, "gone", ["a", "b"], day(0));
     await parsedRun(store, "kept", ["k"], day(0));
+    for (const feed of ["gone", "kept"]) store.recordSuccess(feed, day(0));
+    await store.flushSuccesses();
     const rules = { configured: ["kept"] };
     assert.deepEqual((await store.prune(day(90), rules)).droppedFeeds, []);
     assert.equal(await store.isKnownFeed("gone"), true);
@@ -147,7 +149,7 @@ Deno.test("a feed removed from the config keeps its state for 90 days after its 
     assert.deepEqual(counts.droppedFeeds, ["gone"]);
     assert.equal(counts.entries, 2);
     assert.equal(counts.runs, 1);
-    for (const table of ["entries", "runs", "validators"]) {
+    for (const table of ["entries", "runs", "validators", "last_success"]) {
       const [[n]] = await store.query(`SELECT count(*) FROM ${table} WHERE feed = 'gone'`);
       assert.equal(n, 0, table);
     }
@@ -157,6 +159,7 @@ Deno.test("a feed removed from the config keeps its state for 90 days after its 
     assert.equal((await store.validators("gone")).size, 0);
     // The configured feed is untouched, and without `configured` no feed is dropped.
     assert.deepEqual(await ids(store, "kept"), ["k"]);
+    assert.deepEqual([...(await store.lastSuccesses()).keys()], ["kept"]);
     assert.deepEqual((await store.prune(day(400))).droppedFeeds, []);
     assert.deepEqual(await ids(store, "kept"), ["k"]);
   });
