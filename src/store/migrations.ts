@@ -4,6 +4,39 @@
  * which migrations it has had. Never edit a released migration: append a new one.
  * The schema is documented in ./SCHEMA.md.
  */
+/**
+ * A migration that lets `entries.status` take `statuses`: SQLite cannot change a CHECK in
+ * place, so the table is rebuilt with the same columns, rows and index. Its SQL is that of the
+ * released migrations 5 and 6, which must not change.
+ */
+function rebuildEntries(version: number, statuses: string[]): string[] {
+  const table = `entries_v${version}`;
+  const allowed = statuses.map((s) => `'${s}'`).join(", ");
+  return [
+    `CREATE TABLE ${table} (
+      feed TEXT NOT NULL,
+      entry_id TEXT NOT NULL,
+      link TEXT,
+      title TEXT NOT NULL,
+      published_at TEXT,
+      status TEXT NOT NULL CHECK (status IN (${allowed})),
+      seen_at TEXT NOT NULL,
+      sent_at TEXT,
+      chat_id TEXT,
+      message_id INTEGER,
+      last_seen_at TEXT,
+      PRIMARY KEY (feed, entry_id)
+    ) STRICT`,
+    `INSERT INTO ${table} (feed, entry_id, link, title, published_at, status, seen_at, sent_at,
+       chat_id, message_id, last_seen_at)
+     SELECT feed, entry_id, link, title, published_at, status, seen_at, sent_at, chat_id,
+       message_id, last_seen_at FROM entries`,
+    `DROP TABLE entries`,
+    `ALTER TABLE ${table} RENAME TO entries`,
+    `CREATE INDEX entries_by_last_seen ON entries (feed, last_seen_at)`,
+  ];
+}
+
 export const MIGRATIONS: readonly (readonly string[])[] = [
   // 1: feeds, entries, runs, validators, chat migrations.
   [
@@ -78,56 +111,11 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
     ) STRICT`,
   ],
   // 5: an entry the messenger refused for its content, in HTML and again as plain text, is
-  // recorded as 'refused' so it no longer blocks its feed. SQLite cannot change a CHECK in
-  // place: the table is rebuilt with the same columns, rows and index.
-  [
-    `CREATE TABLE entries_v5 (
-      feed TEXT NOT NULL,
-      entry_id TEXT NOT NULL,
-      link TEXT,
-      title TEXT NOT NULL,
-      published_at TEXT,
-      status TEXT NOT NULL CHECK (status IN ('sent', 'skipped', 'refused')),
-      seen_at TEXT NOT NULL,
-      sent_at TEXT,
-      chat_id TEXT,
-      message_id INTEGER,
-      last_seen_at TEXT,
-      PRIMARY KEY (feed, entry_id)
-    ) STRICT`,
-    `INSERT INTO entries_v5 (feed, entry_id, link, title, published_at, status, seen_at, sent_at,
-       chat_id, message_id, last_seen_at)
-     SELECT feed, entry_id, link, title, published_at, status, seen_at, sent_at, chat_id,
-       message_id, last_seen_at FROM entries`,
-    `DROP TABLE entries`,
-    `ALTER TABLE entries_v5 RENAME TO entries`,
-    `CREATE INDEX entries_by_last_seen ON entries (feed, last_seen_at)`,
-  ],
+  // recorded as 'refused' so it no longer blocks its feed.
+  rebuildEntries(5, ["sent", "skipped", "refused"]),
   // 6: an entry a feed's filter dropped is recorded as 'filtered': seen, never posted, and
-  // counted by `status`. The table is rebuilt for the CHECK, as in 5.
-  [
-    `CREATE TABLE entries_v6 (
-      feed TEXT NOT NULL,
-      entry_id TEXT NOT NULL,
-      link TEXT,
-      title TEXT NOT NULL,
-      published_at TEXT,
-      status TEXT NOT NULL CHECK (status IN ('sent', 'skipped', 'refused', 'filtered')),
-      seen_at TEXT NOT NULL,
-      sent_at TEXT,
-      chat_id TEXT,
-      message_id INTEGER,
-      last_seen_at TEXT,
-      PRIMARY KEY (feed, entry_id)
-    ) STRICT`,
-    `INSERT INTO entries_v6 (feed, entry_id, link, title, published_at, status, seen_at, sent_at,
-       chat_id, message_id, last_seen_at)
-     SELECT feed, entry_id, link, title, published_at, status, seen_at, sent_at, chat_id,
-       message_id, last_seen_at FROM entries`,
-    `DROP TABLE entries`,
-    `ALTER TABLE entries_v6 RENAME TO entries`,
-    `CREATE INDEX entries_by_last_seen ON entries (feed, last_seen_at)`,
-  ],
+  // counted by `status`.
+  rebuildEntries(6, ["sent", "skipped", "refused", "filtered"]),
   // 7: several processes on one database (a libSQL server): who holds each channel's lease
   // and until when (ms since the epoch), which processes are alive, each feed's last success
   // (authoritative with remote state); and the sends of the last minute found by time, which

@@ -42,6 +42,16 @@ Deno.test("open creates the directory and migrates to the current schema version
   again!.close();
 });
 
+Deno.test("released migrations are never edited: their SQL is what databases in the field ran", async () => {
+  // Versions 1-7 as released. A change here is a new migration appended, never an edit.
+  const released = JSON.stringify(MIGRATIONS.slice(0, 7));
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(released));
+  assert.equal(
+    [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join(""),
+    "2160edfbfac83eaea4c1acbae0ae92c242f48b188dd6e575e32b86598ce37767",
+  );
+});
+
 Deno.test("a database newer than this build is refused with its path", async () => {
   const dir = await Deno.makeTempDir();
   const client = createClient({ url: `file:${dbPath(dir)}` });
