@@ -589,6 +589,9 @@ Deno.test("two forward processes, a simulated year of random kills: nothing lost
     // The bursts made the pacer wait, and Telegram's limits held (the fake enforces them).
     assert.ok(waitsForLimits >= 6, `${waitsForLimits} waits for the limits`);
     assert.equal(bot.throttled, 0);
+    // Hundreds of processes came and went; with both stopped, none is left in the count.
+    reader ??= new DatabaseSync(dbFile, { readOnly: true });
+    assert.deepEqual(reader.prepare("SELECT holder FROM lease_holders").all(), []);
     assert.ok(takeoversFromDead > 40, `${takeoversFromDead} takeovers from a dead holder`);
   } finally {
     // After a failure: whatever still runs dies (a clean stop could wait on the clock).
