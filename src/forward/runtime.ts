@@ -12,7 +12,7 @@ import type { Message } from "../messenger/format.ts";
 import { Pacer, seedPacer, TELEGRAM_LIMITS } from "../messenger/pacer.ts";
 import { Circuit } from "../messenger/circuit.ts";
 import { ProxyClients } from "../net/proxy_clients.ts";
-import { Store } from "../store/db.ts";
+import { Store, type StoreOptions } from "../store/db.ts";
 import { describeLocation, stateLocation } from "../store/location.ts";
 import { DEFAULT_LEASE_TTL_MS, holderName, Leases } from "./leases.ts";
 import { LastSuccessFile, readLastSuccess } from "../store/last_success.ts";
@@ -40,6 +40,10 @@ export interface RuntimeOptions {
    * `forward` takes its share and renews (src/forward/leases.ts). Default `forward`'s way.
    */
   leaseAll?: boolean;
+  /** The lease TTL; default $COURIER_LEASE_TTL or 60 s (a simulation scales it with its steps). */
+  leaseTtlMs?: number;
+  /** How a `db_url` is reached (StoreOptions.connect); default the libSQL client. */
+  connect?: StoreOptions["connect"];
 }
 
 /** Telegram counts a minute back; a second more covers the time between send and record. */
@@ -192,7 +196,7 @@ export class Runtime {
           });
         }
       }
-      const opened = (await Store.openAt(location, { clock }))!;
+      const opened = (await Store.openAt(location, { clock, connect: options.connect }))!;
       store = opened;
       const migrations = await opened.chatMigrations();
       const prior = await priorSuccesses(settings, opened, logger, false);
@@ -250,7 +254,7 @@ export class Runtime {
           clock,
           logger,
           holder: holderName(Deno.hostname(), Deno.pid),
-          ttlMs: leaseTtlMs(),
+          ttlMs: options.leaseTtlMs ?? leaseTtlMs(),
           takeAll: options.leaseAll,
         });
         leases.onHolders = (count) => pacer.shareGlobal(count);

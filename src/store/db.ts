@@ -49,6 +49,12 @@ export interface StoreOptions {
    * so a long-lived process keeps its history current without a write per run.
    */
   flushAfterMs?: number;
+  /**
+   * How a remote location is reached; default `@libsql/client/web` (remote.ts). Tests put a
+   * local SQLite file behind it to stand in for the server (the store then behaves as remote:
+   * leases, last successes in the database) at the speed a simulated year needs.
+   */
+  connect?: (url: string, authToken?: string) => Promise<SqlClient>;
 }
 
 /**
@@ -105,7 +111,8 @@ export class Store {
   static async openAt(location: StateLocation, options: StoreOptions = {}): Promise<Store | null> {
     if (location.kind === "file") return await Store.open(location.dbDir, options);
     const shown = describeLocation(location);
-    const client = await openRemote(location.url, location.authToken?.reveal()).catch(
+    const connect = options.connect ?? openRemote;
+    const client = await connect(location.url, location.authToken?.reveal()).catch(
       (error) => {
         throw storeFailure("open the database", shown, error);
       },

@@ -41,6 +41,9 @@ export class LeasesTable {
 
   async claim(c: LeaseClaim): Promise<LeaseHolding> {
     const results = await this.client.batch([
+      // Presence that expired is of a process that died or hung (a clean stop deletes its
+      // own): gone from the count already, and without this its row would stay for good.
+      { sql: "DELETE FROM lease_holders WHERE expires_at <= ?", args: [c.now] },
       {
         sql: `DELETE FROM leases WHERE holder = ? AND channel IN (SELECT value FROM json_each(?))`,
         args: [c.holder, JSON.stringify(c.release)],
@@ -86,8 +89,8 @@ export class LeasesTable {
       },
     ]);
     return {
-      held: results[4].rows.map((row) => String(row[0])),
-      holders: Math.max(1, Number(results[5].rows[0]?.[0] ?? 1)),
+      held: results[5].rows.map((row) => String(row[0])),
+      holders: Math.max(1, Number(results[6].rows[0]?.[0] ?? 1)),
     };
   }
 

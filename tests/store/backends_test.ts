@@ -86,6 +86,11 @@ async function exercise(location: StateLocation): Promise<void> {
     const holders = await b.leaseHolders();
     assert.equal(holders.get("@one")?.holder, "A");
     assert.equal(holders.get("@two")?.holder, "B");
+    // A dies without handing back: once its presence expired, the next claim drops its row
+    // (a process killed every day would otherwise leave a row a day for good).
+    const alone = await claim(b, "B", T0 + 200_000, [], []);
+    assert.equal(alone.holders, 1);
+    assert.deepEqual(await b.query("SELECT holder FROM lease_holders"), [["B"]]);
     await a.releaseLeases("A", [], true);
     assert.deepEqual([...(await b.leaseHolders()).keys()], ["@two"]);
   } finally {
