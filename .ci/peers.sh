@@ -3,11 +3,12 @@
 # (tinyproxy, microsocks, socat, openssl for a test CA), sqlite3, Chromium for the browse
 # page, python3-aiohttp and python3-protobuf for the libSQL project's Hrana test server
 # (../shared/vendor/hrana-test-server), prometheus (promtool checks /metrics), systemd
-# (systemd-analyze checks the unit), and zsh and fish (the completion scripts load in them).
+# (systemd-analyze checks the unit), zsh and fish (the completion scripts load in them), and
+# faketime (libfaketime speeds up a real forward's clock: minutes of its schedule in seconds).
 # Only what is missing is installed; as root, or through sudo.
 set -euo pipefail
 PACKAGES=(tinyproxy microsocks socat openssl sqlite3 chromium python3-aiohttp python3-protobuf
-  prometheus systemd zsh fish)
+  prometheus systemd zsh fish faketime)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

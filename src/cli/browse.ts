@@ -20,7 +20,8 @@ Options:
   --max-rows N        most rows a JSON answer holds; more set "truncated": true (default 1000)
   --cors ORIGIN       allow cross-origin calls from ORIGIN, e.g. https://app.example
                       (repeatable); '*' allows every site and is refused without a token
-  --auth-token T      auth token of a remote libSQL database (also $LIBSQL_AUTH_TOKEN)
+  --auth-token T      auth token of a remote libSQL database; else $LIBSQL_AUTH_TOKEN, else
+                      (default database only) the config's db_auth_token_file
 
 Exit codes: 0 stopped by SIGINT/SIGTERM, 1 the server failed, 2 usage, config or database error.`;
 

@@ -15,17 +15,31 @@ export function parseDuration(value: string): number | null {
   return n >= 1 && Number.isFinite(n) ? Math.round(n) : null;
 }
 
-async function defaultDatabase(configFlag: string | undefined): Promise<string> {
+/** What browse opens: the database and the auth token of a remote one. */
+interface Target {
+  database: string;
+  authToken?: string;
+}
+
+/**
+ * The forwarder's database from the config: its `<db_dir>/courier.db`, or its `db_url` with
+ * the token found as once, forward and status find it (store/location.ts), `--auth-token`
+ * standing in for $LIBSQL_AUTH_TOKEN, which it overrides.
+ */
+async function defaultDatabase(
+  configFlag: string | undefined,
+  authTokenFlag: string | undefined,
+): Promise<Target> {
   // Loaded only here: a server given a DATABASE need not pay for the config reader (YAML and
   // all) in memory and start-up.
-  const [{ ConfigError }, { configPathFrom, loadSettings }] = await Promise.all([
+  const [{ ConfigError }, { configPathFrom, loadSettings }, location] = await Promise.all([
     import("../config/errors.ts"),
     import("../config/load.ts"),
+    import("../store/location.ts"),
   ]);
+  let settings;
   try {
-    const settings = await loadSettings(configPathFrom(configFlag));
-    // With db_url the state is on the server: browse it there (read-only unless --write).
-    return settings.dbUrl ?? `${settings.dbDir.replace(/[\\/]+$/, "")}/courier.db`;
+    settings = await loadSettings(configPathFrom(configFlag));
   } catch (error) {
     if (error instanceof ConfigError && error.missing) {
       const what = "no DATABASE given (courier browse FILE.db)";
@@ -40,6 +54,23 @@ async function defaultDatabase(configFlag: string | undefined): Promise<string> 
     }
     throw error;
   }
+  const env = (name: string) =>
+    name === location.DB_TOKEN_ENV && authTokenFlag !== undefined
+      ? authTokenFlag
+      : Deno.env.get(name);
+  let state;
+  try {
+    state = location.stateLocation(settings, env);
+  } catch (error) {
+    // Names the file and what is wrong with it, never its content.
+    if (error instanceof location.StateLocationError) {
+      throw new UserError(`courier browse: ${error.message}`, 2);
+    }
+    throw error;
+  }
+  // With db_url the state is on the server: browse it there (read-only unless --write).
+  if (state.kind === "file") return { database: location.dbPath(state.dbDir) };
+  return { database: state.url, authToken: state.authToken?.reveal() };
 }
 
 /**
@@ -100,7 +131,12 @@ export async function run(argv: string[]): Promise<number> {
   // Checked again by startBrowser; here first, so it is a usage error before the database opens.
   const problem = accessProblem({ host: values.host, token, cors });
   if (problem !== null) throw new UsageError(`courier browse: ${problem}`);
-  const database = positionals[0] ?? await defaultDatabase(values.config);
+  const { database, authToken } = positionals[0] !== undefined
+    ? {
+      database: positionals[0],
+      authToken: values["auth-token"] ?? Deno.env.get("LIBSQL_AUTH_TOKEN"),
+    }
+    : await defaultDatabase(values.config, values["auth-token"]);
   let label: string;
   if (isRemote(database)) {
     label = redactUrl(database).replace(/[?#].*$/, "");
@@ -121,7 +157,7 @@ export async function run(argv: string[]): Promise<number> {
     running = await startBrowser({
       database,
       label,
-      authToken: values["auth-token"] ?? Deno.env.get("LIBSQL_AUTH_TOKEN"),
+      authToken,
       write: values.write,
       host: values.host,
       port,

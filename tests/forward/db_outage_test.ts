@@ -3,8 +3,10 @@
  * same file and port, against the real Hrana server: writes fail with one line naming the URL
  * (never the token), the lease failure is logged once for the whole outage, the process stops
  * trusting its leases (so nothing is sent that could not be recorded), and after the restart
- * the leases are renewed and the state holds each entry once. A process test of two real
- * minutes would break the suite's one-real-minute rule for a process test.
+ * the leases are renewed and the state holds each entry once. The default lease (60 s) is the
+ * point: its renewals fail all through the outage. db_outage_process_test.ts stops the server
+ * under a real `forward` on a sped-up clock, with a lease that outlasts the outage, so that
+ * its runs go on failing every minute and nothing it posts is lost or doubled.
  */
 import assert from "node:assert/strict";
 import type { Entry } from "../../src/feeds/entry.ts";

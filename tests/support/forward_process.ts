@@ -8,6 +8,8 @@ export interface ForwardProcess {
   until(text: string): Promise<void>;
   /** Reads the log until it holds `text` `times` times; fails if the process ends first. */
   untilCount(text: string, times: number): Promise<void>;
+  /** Reads the log until `done(log)`; fails, saying `what` it waited for, if it ends first. */
+  untilLog(done: (log: string) => boolean, what: string): Promise<void>;
   /** SIGTERM, then the exit code and the whole log. */
   stop(): Promise<{ code: number; log: string }>;
   /** SIGKILL, and the process reaped. */
@@ -26,14 +28,15 @@ export function startForward(args: string[], env: Record<string, string> = {}): 
   }).spawn();
   const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
   let log = "";
-  const count = (text: string) => log.split(text).length - 1;
-  const untilCount = async (text: string, times: number) => {
-    while (count(text) < times) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`forward ended before logging ${text}:\n${log}`);
-      log += value;
+  const untilLog = async (done: (log: string) => boolean, what: string) => {
+    while (!done(log)) {
+      const next = await reader.read();
+      if (next.done) throw new Error(`forward ended before logging ${what}:\n${log}`);
+      log += next.value;
     }
   };
+  const untilCount = (text: string, times: number) =>
+    untilLog((log) => log.split(text).length - 1 >= times, text);
   return {
     pid: child.pid,
     get log() {
@@ -46,6 +49,7 @@ export function startForward(args: string[], env: Record<string, string> = {}): 
     },
     until: (text) => untilCount(text, 1),
     untilCount,
+    untilLog,
     async stop() {
       child.kill("SIGTERM");
       for (;;) {
