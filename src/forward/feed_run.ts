@@ -11,7 +11,7 @@ import { deliveryOf, messageFor } from "./messages.ts";
 import type { RunCounts, RunRecord } from "../store/db.ts";
 import { firstSighting } from "./first_sighting.ts";
 import type { FeedReader, Validators } from "./reader.ts";
-import { feedOrigin, type SlotRunner } from "./fetch_slots.ts";
+import type { SlotRunner } from "./fetch_slots.ts";
 import type { Turn } from "./turns.ts";
 
 /** What a feed run needs from the state; `Store` provides it, a dry run reads only. */
@@ -147,7 +147,6 @@ export async function runFeed(
     let toSend: Entry[];
     try {
       const planned = await ctx.fetchSlots.run(
-        feedOrigin(feed.urls[0]),
         () => plan(feed, ctx),
         () => ctx.onStart?.(feed.name),
       );

@@ -18,7 +18,6 @@
  * So a slow server costs its own feeds (they wait longer), never the others'.
  */
 import type { Clock } from "../time/clock.ts";
-import { originOf } from "../feeds/retry_after.ts";
 
 export interface SlotsInUse {
   concurrency: number;
@@ -65,16 +64,20 @@ export function nextOrigin(origins: Iterable<string>, s: SlotsInUse): string | n
   return count === 1 && only !== null && s.fast.has(only) ? only : null;
 }
 
-/** The origin a feed is fetched from, for the rule: its first URL's, or the URL itself. */
+/**
+ * The server a feed is fetched from, for the rule: its first URL's scheme and authority (host
+ * and port, without user info), lower-cased; the URL itself when it has none. A key read off the
+ * text, not `new URL(url).origin`: `forward` asks for every feed at every tick, and a URL parse
+ * per feed was most of the rule's cost. A port written out where it is the default
+ * (`http://host:80`) makes a key of its own, so such a feed gets a share of its own.
+ */
 export function feedOrigin(url: string | undefined): string {
   if (url === undefined) return "";
-  try {
-    return originOf(url);
-  } catch {
-    // Not a URL: the fetch will say so; the rule needs only a key.
-    return url;
-  }
+  const m = SERVER.exec(url);
+  return m === null ? url : (m[1] + m[2]).toLowerCase();
 }
+
+const SERVER = /^([a-z][a-z0-9+.-]*:\/\/)(?:[^@/?#]*@)?([^/?#]*)/i;
 
 /** One origin's waiting feeds, first come first served. */
 class Queue {
@@ -106,15 +109,15 @@ export interface Slot {
   release(): void;
 }
 
-/** What a feed run fetches under: a slot to take, or one its caller took for it. */
+/** What a feed run fetches under: the slot its caller took for it. */
 export interface SlotRunner {
-  run<T>(origin: string, task: () => Promise<T>, onStart?: () => void): Promise<T>;
+  run<T>(task: () => Promise<T>, onStart?: () => void): Promise<T>;
 }
 
 /** A runner over a slot already taken: runs the task, then releases the slot. */
 export function heldSlot(slot: Slot): SlotRunner {
   return {
-    async run(_origin, task, onStart) {
+    async run(task, onStart) {
       onStart?.();
       try {
         return await task();
@@ -129,7 +132,7 @@ export function heldSlot(slot: Slot): SlotRunner {
  * The fetch slots of a forwarder, shared by all its runs, handed out by the rule above.
  * `slowAfterMs` is half the fetch timeout.
  */
-export class FetchSlots implements SlotsInUse, SlotRunner {
+export class FetchSlots implements SlotsInUse {
   inUse = 0;
   readonly byOrigin = new Map<string, number>();
   readonly slow = new Set<string>();
@@ -156,7 +159,7 @@ export class FetchSlots implements SlotsInUse, SlotRunner {
    * waiting for a slot has not started).
    */
   run<T>(origin: string, task: () => Promise<T>, onStart?: () => void): Promise<T> {
-    return this.acquire(origin).then((slot) => heldSlot(slot).run(origin, task, onStart));
+    return this.acquire(origin).then((slot) => heldSlot(slot).run(task, onStart));
   }
 
   /** Resolves with a slot for `origin` once the rule lets it have one. */

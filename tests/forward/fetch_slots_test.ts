@@ -72,6 +72,13 @@ Deno.test("fetch slots: the first origin in turn that may start goes", () => {
 Deno.test("fetch slots: a feed's origin is its first URL's scheme, host and port", () => {
   assert.equal(feedOrigin("https://a.example:8443/x.xml?y"), "https://a.example:8443");
   assert.equal(feedOrigin("http://A.example/feed"), "http://a.example");
+  assert.equal(feedOrigin("HTTPS://a.example?x=1#y"), "https://a.example");
+  // User info (a password) is not part of the key; the feeds of one server share it.
+  assert.equal(feedOrigin("https://user:secret@a.example/feed"), "https://a.example");
+  assert.equal(feedOrigin("https://a.example/other"), "https://a.example");
+  assert.equal(feedOrigin("http://[::1]:8080/f"), "http://[::1]:8080");
+  // Not a URL: the text is its own key (the fetch says what is wrong with it).
+  assert.equal(feedOrigin("not a url"), "not a url");
   assert.equal(feedOrigin(undefined), "");
 });
 
