@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { stringify } from "yaml";
+import { readUntilServing } from "../support/browse_process.ts";
 import { hranaMissing, startHrana } from "../support/hrana_server.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
@@ -47,13 +48,9 @@ async function browseOnce(args: string[], env: Record<string, string>) {
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let stdout = "";
   try {
-    let url: string | undefined;
-    while (url === undefined) {
-      const { value, done } = await reader.read();
-      if (done) assert.fail(`courier browse exited before serving: ${await stderr}`);
-      stdout += value;
-      url = /(http:\/\/\S+\/)/.exec(stdout)?.[1];
-    }
+    const serving = await readUntilServing(reader, stderr);
+    const url = serving.url;
+    stdout = serving.seen;
     const tables = await fetch(new URL("/api/tables", url));
     const text = await tables.text();
     assert.equal(tables.status, 200, text);

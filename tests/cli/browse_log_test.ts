@@ -4,6 +4,7 @@
  * with a stack of our internals.
  */
 import assert from "node:assert/strict";
+import { readUntilServing } from "../support/browse_process.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const ENDLESS =
@@ -23,14 +24,7 @@ Deno.test("browse: a download cut by the time limit is logged as one line, witho
   const stderr = new Response(child.stderr).text();
   try {
     const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let seen = "";
-    let url: string | undefined;
-    while (url === undefined) {
-      const { value, done } = await reader.read();
-      if (done) assert.fail(`courier browse exited before serving: ${await stderr}`);
-      seen += value;
-      url = /(http:\/\/\S+\/)/.exec(seen)?.[1];
-    }
+    const { url } = await readUntilServing(reader, stderr);
     reader.releaseLock();
     const res = await fetch(`${url}api/query?format=csv&query=${encodeURIComponent(ENDLESS)}`);
     assert.equal(res.status, 200);

@@ -73,3 +73,21 @@ export function childPids(pid: number): number[] {
     return [];
   }
 }
+
+/**
+ * Reads a `courier browse` process's stdout until the line with its URL; fails with what it
+ * wrote to stderr if it ends first. Returns the URL and the text read (the reader stays open).
+ */
+export async function readUntilServing(
+  reader: ReadableStreamDefaultReader<string>,
+  stderr: Promise<string>,
+): Promise<{ url: string; seen: string }> {
+  let seen = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`courier browse exited before serving: ${await stderr}`);
+    seen += value;
+    const url = /(http:\/\/\S+\/)/.exec(seen)?.[1];
+    if (url !== undefined) return { url, seen };
+  }
+}
