@@ -180,7 +180,8 @@ export async function runFeed(
   } finally {
     turn.done();
   }
-  return await finish(
+  // Not awaited: this run's state is let go while the last-success file's write is waited for.
+  return finish(
     feed,
     result,
     startedAt,
@@ -359,6 +360,12 @@ async function deliver(
   }
 }
 
+/**
+ * Records the run, then its success in the last-success file. The result comes back once the
+ * file holds the success (or could not be written, which fails the run); until then only the
+ * result is held, not the run: a tick's feeds finish faster than the file is written, and
+ * thousands of them wait for the same write.
+ */
 async function finish(
   feed: FeedSettings,
   result: FeedResult,
@@ -368,6 +375,7 @@ async function finish(
   ctx: FeedRunContext,
 ): Promise<FeedResult> {
   const finishedAt = ctx.now();
+  let recorded: Promise<void> | undefined;
   try {
     await ctx.state.finishRun(
       {
@@ -385,22 +393,44 @@ async function finish(
       validators,
       seen,
     );
-    if (result.error === null) await ctx.successLog.record(result.feed, finishedAt);
+    if (result.error === null) recorded = ctx.successLog.record(result.feed, finishedAt);
   } catch (error) {
-    if (result.error === null) {
-      result.error = messageOf(error);
-      result.step = "record";
-    } else {
-      // The run's own failure (often the same full disk) stays the one reported.
-      ctx.logger.warn("the failed run could not be recorded either", {
-        feed: result.feed,
-        error: messageOf(error),
-      });
-    }
+    notRecorded(result, error, ctx.logger);
   }
+  return recorded === undefined
+    ? reported(feed, result, ctx.logger)
+    : whenRecorded(recorded, feed, result, ctx.logger);
+}
+
+function whenRecorded(
+  recorded: Promise<void>,
+  feed: FeedSettings,
+  result: FeedResult,
+  logger: Logger,
+): Promise<FeedResult> {
+  return recorded.then(() => result, (error) => {
+    notRecorded(result, error, logger);
+    return reported(feed, result, logger);
+  });
+}
+
+function notRecorded(result: FeedResult, error: unknown, logger: Logger): void {
+  if (result.error === null) {
+    result.error = messageOf(error);
+    result.step = "record";
+  } else {
+    // The run's own failure (often the same full disk) stays the one reported.
+    logger.warn("the failed run could not be recorded either", {
+      feed: result.feed,
+      error: messageOf(error),
+    });
+  }
+}
+
+/** The result, after the one line a failed run logs: which feed, where it stopped, why. */
+function reported(feed: FeedSettings, result: FeedResult, logger: Logger): FeedResult {
   if (result.error !== null) {
-    // The one line a failed run logs: which feed, where it stopped, why.
-    ctx.logger.error("feed failed", {
+    logger.error("feed failed", {
       feed: result.feed,
       url: feed.urls.length === 1 ? feed.urls[0] : feed.urls.join(" "),
       step: result.step,

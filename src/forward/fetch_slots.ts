@@ -79,16 +79,19 @@ export function feedOrigin(url: string | undefined): string {
 
 const SERVER = /^([a-z][a-z0-9+.-]*:\/\/)(?:[^@/?#]*@)?([^/?#]*)/i;
 
+/** Told of the slot a waiting feed was given. */
+type Start = (slot: Slot) => void;
+
 /** One origin's waiting feeds, first come first served. */
 class Queue {
-  readonly #items: (() => void)[] = [];
+  readonly #items: Start[] = [];
   #head = 0;
 
-  push(start: () => void): void {
+  push(start: Start): void {
     this.#items.push(start);
   }
 
-  shift(): (() => void) | undefined {
+  shift(): Start | undefined {
     const start = this.#items[this.#head];
     this.#items[this.#head++] = undefined!;
     // Compacted now and then: a queue of thousands is not copied at every take.
@@ -163,14 +166,24 @@ export class FetchSlots implements SlotsInUse {
   }
 
   /** Resolves with a slot for `origin` once the rule lets it have one. */
-  async acquire(origin: string): Promise<Slot> {
-    await new Promise<void>((start) => {
-      let queue = this.#queues.get(origin);
-      if (queue === undefined) this.#queues.set(origin, queue = new Queue());
-      queue.push(start);
-      this.#waitingCount++;
-      this.#dispatch();
-    });
+  acquire(origin: string): Promise<Slot> {
+    return new Promise((resolve) => this.take(origin, resolve));
+  }
+
+  /**
+   * Calls `start` with a slot for `origin` once the rule lets it have one. Until then the feed
+   * is this callback in a queue and nothing more: a tick of thousands of feeds need not hold
+   * a suspended run for each of them.
+   */
+  take(origin: string, start: (slot: Slot) => void): void {
+    let queue = this.#queues.get(origin);
+    if (queue === undefined) this.#queues.set(origin, queue = new Queue());
+    queue.push(start);
+    this.#waitingCount++;
+    this.#dispatch();
+  }
+
+  #slot(origin: string): Slot {
     const startedAt = this.clock.monotonic();
     let released = false;
     return {
@@ -209,7 +222,7 @@ export class FetchSlots implements SlotsInUse {
       this.#waitingCount--;
       this.inUse++;
       this.byOrigin.set(origin, (this.byOrigin.get(origin) ?? 0) + 1);
-      start();
+      start(this.#slot(origin));
     }
   }
 }

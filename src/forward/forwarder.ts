@@ -8,8 +8,8 @@ import type { MessengerFatalError } from "../messenger/errors.ts";
 import { type FeedResult, type ForwardState, runFeed, type SuccessLog } from "./feed_run.ts";
 import type { FeedReader } from "./reader.ts";
 import { DEFAULT_TIMEOUT_MS } from "../feeds/read.ts";
-import { feedOrigin, FetchSlots, heldSlot } from "./fetch_slots.ts";
-import { ChannelTurns } from "./turns.ts";
+import { feedOrigin, FetchSlots, heldSlot, type Slot } from "./fetch_slots.ts";
+import { ChannelTurns, type Turn } from "./turns.ts";
 
 /**
  * What a messenger 401 (the bot itself refused) does: `stop` ends every feed of the forwarder
@@ -136,56 +136,88 @@ export class Forwarder {
       stateFlush?.catch(() => {});
     };
 
-    const runs = feeds.map(async (feed) => {
-      // Turns are taken synchronously here, in the order given.
-      const turn = this.#turns.take(options.serialize ? "*" : feed.channel);
-      // The fetch slot first, and only then the run's context: thousands of feeds due
-      // together wait as little more than their turn and their place in the queue.
-      const slot = await this.#fetchSlots.acquire(feedOrigin(feed.urls[0]));
-      let recorded = false;
-      const successLog: SuccessLog = {
-        record: (name, at) => {
-          recorded = true;
-          const done = options.successLog.record(name, at);
-          settled();
-          return done;
-        },
-      };
-      const result = await runFeed(feed, turn, {
-        read: options.read,
-        state: options.state,
-        outbox: options.outbox,
-        successLog,
-        logger: options.logger,
-        now: this.#now,
-        chatFor: this.chatFor,
-        fetchSlots: heldSlot(slot),
-        fetchClient: options.fetchClientFor?.(feed),
-        fetchTimeoutMs: options.fetchTimeoutMs,
-        deadlines: options.deadlines,
-        pauses: options.pauses,
-        signal: this.#controller.signal,
-        onSent: options.onSent,
-        onStart: options.onFeedStart,
-        maxMessengerWaitMs: options.maxMessengerWaitMs,
-        priorSuccesses: options.priorSuccesses,
-        holds: options.holds,
-        onFatal: (error) => {
-          fatal ??= error.message;
-          this.#unauthorized(feed, error);
-        },
-      });
-      if (!recorded) settled();
-      options.onFeedDone?.(result);
-      return result;
+    // A feed waiting for its fetch slot is a callback in the slots' queue (with its turn, taken
+    // here synchronously, in the order given); only with a slot does it become a run. Thousands
+    // of feeds due together then hold little more than their place in the queue.
+    const results: FeedResult[] = new Array(feeds.length);
+    let running = feeds.length;
+    let ended!: () => void;
+    let broke!: (error: unknown) => void;
+    const all = new Promise<void>((resolve, reject) => {
+      ended = resolve;
+      broke = reject;
     });
-    let results: FeedResult[];
+    if (running === 0) ended();
+    feeds.forEach((feed, i) => {
+      const turn = this.#turns.take(options.serialize ? "*" : feed.channel);
+      this.#fetchSlots.take(feedOrigin(feed.urls[0]), (slot) => {
+        // In an executor, so that a throw on the way in rejects the run instead of the slots.
+        new Promise<FeedResult>((resolve) => {
+          resolve(this.#runFeed(feed, turn, slot, settled, (error) => fatal ??= error));
+        }).then((result) => {
+          results[i] = result;
+          if (--running === 0) ended();
+        }, broke);
+      });
+    });
     try {
-      results = await Promise.all(runs);
+      await all;
     } finally {
       await this.flush(stateFlush);
     }
     return { results, fatal };
+  }
+
+  /**
+   * One feed's run, once it has its fetch slot; `settled` is told once it has no more to
+   * record. Not an async function: a run whose result waits for the last-success file holds
+   * nothing of this frame but what the callback below needs.
+   */
+  #runFeed(
+    feed: FeedSettings,
+    turn: Turn,
+    slot: Slot,
+    settled: () => void,
+    onFatal: (message: string) => void,
+  ): Promise<FeedResult> {
+    const options = this.#options;
+    let recorded = false;
+    const successLog: SuccessLog = {
+      record: (name, at) => {
+        recorded = true;
+        const done = options.successLog.record(name, at);
+        settled();
+        return done;
+      },
+    };
+    return runFeed(feed, turn, {
+      read: options.read,
+      state: options.state,
+      outbox: options.outbox,
+      successLog,
+      logger: options.logger,
+      now: this.#now,
+      chatFor: this.chatFor,
+      fetchSlots: heldSlot(slot),
+      fetchClient: options.fetchClientFor?.(feed),
+      fetchTimeoutMs: options.fetchTimeoutMs,
+      deadlines: options.deadlines,
+      pauses: options.pauses,
+      signal: this.#controller.signal,
+      onSent: options.onSent,
+      onStart: options.onFeedStart,
+      maxMessengerWaitMs: options.maxMessengerWaitMs,
+      priorSuccesses: options.priorSuccesses,
+      holds: options.holds,
+      onFatal: (error) => {
+        onFatal(error.message);
+        this.#unauthorized(feed, error);
+      },
+    }).then((result) => {
+      if (!recorded) settled();
+      options.onFeedDone?.(result);
+      return result;
+    });
   }
 
   #unauthorized(feed: FeedSettings, error: MessengerFatalError): void {

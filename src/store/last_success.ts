@@ -195,7 +195,11 @@ export class LastSuccessFile {
   #lines: Map<string, string> | null = null;
   #pending = new Map<string, Date>();
   readonly #format = lineFormatter();
-  #waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  /**
+   * Settles once a file holds the records pending now: one promise for all of them, which a
+   * tick of thousands of feeds all wait on.
+   */
+  #written: PromiseWithResolvers<void> | null = null;
   #writing: Promise<void> | null = null;
   /** The next write, waiting for its slot. */
   #timer: TimerId | undefined;
@@ -221,9 +225,9 @@ export class LastSuccessFile {
 
   record(feed: string, at: Date): Promise<void> {
     this.#pending.set(feed, at);
-    const done = new Promise<void>((resolve, reject) => this.#waiters.push({ resolve, reject }));
+    const written = this.#written ??= Promise.withResolvers();
     this.#schedule(false);
-    return done;
+    return written.promise;
   }
 
   /** Writes what is recorded and not yet written without waiting for the next slot. */
@@ -278,9 +282,9 @@ export class LastSuccessFile {
     this.#lastWriteAt = this.#clock.monotonic();
     this.#urgent = false;
     const batch = this.#pending;
-    const waiters = this.#waiters;
+    const written = this.#written;
     this.#pending = new Map();
-    this.#waiters = [];
+    this.#written = null;
     try {
       const first = this.#lines === null;
       if (first) await removeStaleTemps(this.path);
@@ -296,9 +300,9 @@ export class LastSuccessFile {
       await writeFileAtomic(this.path, text, { durable: false, makeDir: first });
       this.#lines = lines;
       this.#unsynced = true;
-      for (const w of waiters) w.resolve();
+      written?.resolve();
     } catch (error) {
-      for (const w of waiters) w.reject(error);
+      written?.reject(error);
     } finally {
       this.#writing = null;
     }

@@ -4,6 +4,7 @@ import { readOnlyState } from "../../src/forward/dry_run.ts";
 import { formatSummary } from "../../src/forward/summary.ts";
 import { ChatError, MessengerFatalError } from "../../src/messenger/errors.ts";
 import { Store } from "../../src/store/db.ts";
+import { LastSuccessFile } from "../../src/store/last_success.ts";
 import type { FeedSettings } from "../../src/config/types.ts";
 import {
   deferred,
@@ -340,6 +341,30 @@ Deno.test("a message the state cannot record counts as sent; the feed stops ther
       `cannot record a sent message in ${h.store.path}: disk full; 1 message may be sent again`,
     );
     assert.match(formatSummary([result]), /; 1 sent$/m);
+  } finally {
+    h.store.close();
+  }
+});
+
+Deno.test("a last-success file that cannot be written fails every feed that waited for it, once each", async () => {
+  const h = await harness();
+  try {
+    // Its directory is a file: the write (shared by both feeds' records) fails.
+    await Deno.writeTextFile(`${h.dir}/blocked`, "");
+    const path = `${h.dir}/blocked/last_success.yml`;
+    h.reader.feeds.set(url("a"), [makeEntry("a1", 1)]);
+    h.reader.feeds.set(url("b"), [makeEntry("b1", 1)]);
+    const { results } = await h.run([makeFeed("a"), makeFeed("b")], {
+      successLog: new LastSuccessFile(path),
+    });
+    for (const result of results) {
+      assert.equal(result.step, "record");
+      // The file is read by its first write: that is where it fails here.
+      assert.ok(result.error?.startsWith(`cannot read ${path}: `), result.error ?? "");
+    }
+    const failed = h.lines.filter((l) => l.includes('msg="feed failed"'));
+    assert.equal(failed.length, 2);
+    assert.ok(failed.every((l) => l.includes("step=record")));
   } finally {
     h.store.close();
   }
