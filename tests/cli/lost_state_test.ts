@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
+import { stateRows } from "../support/state_rows.ts";
 import { stringify } from "yaml";
 import { runCli } from "../support/cli.ts";
 import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
@@ -195,13 +196,8 @@ Deno.test("forward: a moved db_dir beside the last-success file takes its feeds 
 
 /** The database's last-success rows, feed → time. */
 function recordedSuccesses(db: string): Record<string, string> {
-  const sqlite = new DatabaseSync(db, { readOnly: true });
-  try {
-    const rows = sqlite.prepare("SELECT feed, at FROM last_success ORDER BY feed").all();
-    return Object.fromEntries(rows.map((r) => [String(r.feed), String(r.at)]));
-  } finally {
-    sqlite.close();
-  }
+  const rows = stateRows(db, "SELECT feed, at FROM last_success ORDER BY feed");
+  return Object.fromEntries(rows.map((r) => [String(r.feed), String(r.at)]));
 }
 
 Deno.test("once: the database keeps the last successes; a state from before it did gets the file's", () =>

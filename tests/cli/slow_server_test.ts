@@ -9,12 +9,10 @@
  * the slow server answers after 5 s (not 35 s): the same shape, scaled down.
  */
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { TOKEN, writeTestConfig } from "../support/cli_env.ts";
 import { startFakeBotApi } from "../support/fake_bot_api.ts";
 import { startForward } from "../support/forward_process.ts";
 import { type FeedItem, rss } from "../support/once_feeds.ts";
-
-const TOKEN = "123456:TEST-token_slow";
 
 Deno.test("forward: 24 feeds timing out on a slow server hold back no healthy feed; its new entry goes at its next minute", async () => {
   const dir = await Deno.makeTempDir();
@@ -59,22 +57,17 @@ Deno.test("forward: 24 feeds timing out on a slow server hold back no healthy fe
     })),
   ];
   const config = `${dir}/config.yml`;
-  await Deno.writeTextFile(
-    config,
-    stringify({
-      messenger_auth_token: TOKEN,
-      data_dir: `${dir}/data`,
-      // Its newest entry is the healthy feed's new one: a first sighting sends just that.
-      first_time_limit: 1,
-      feeds: feeds.map((f) => ({
-        name: f.name,
-        channel: `@${f.name}`,
-        url: f.url,
-        cron: "* * * * *",
-        type: "rss",
-      })),
-    }),
-  );
+  await writeTestConfig(config, dir, {
+    // Its newest entry is the healthy feed's new one: a first sighting sends just that.
+    first_time_limit: 1,
+    feeds: feeds.map((f) => ({
+      name: f.name,
+      channel: `@${f.name}`,
+      url: f.url,
+      cron: "* * * * *",
+      type: "rss",
+    })),
+  });
   // Each feed ran in this minute: none catches up at start, all are due at the next minute.
   await Deno.mkdir(`${dir}/data`, { recursive: true });
   const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");

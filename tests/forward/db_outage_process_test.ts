@@ -22,7 +22,7 @@
  * Every wait is for a log line, never a sleep.
  */
 import assert from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
+import { stateRows } from "../support/state_rows.ts";
 import { stringify } from "yaml";
 import { startFakeBotApi } from "../support/fake_bot_api.ts";
 import { faketimeMissing, fastClockEnv } from "../support/faketime.ts";
@@ -54,13 +54,8 @@ function sentIn(log: string, feed: string): number {
 
 /** The entries the state records as sent, `feed/entry`, sorted. */
 function sentRows(file: string): string[] {
-  const db = new DatabaseSync(file, { readOnly: true });
-  try {
-    return db.prepare("SELECT feed, entry_id FROM entries WHERE status = 'sent'").all()
-      .map((row) => `${row.feed}/${row.entry_id}`).sort();
-  } finally {
-    db.close();
-  }
+  return stateRows(file, "SELECT feed, entry_id FROM entries WHERE status = 'sent'")
+    .map((row) => `${row.feed}/${row.entry_id}`).sort();
 }
 
 Deno.test({

@@ -6,7 +6,7 @@
  * Every wait is for an event (a message accepted, a log line), never a sleep.
  */
 import assert from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
+import { stateRows } from "../support/state_rows.ts";
 import { stringify } from "yaml";
 import { type FakeMessage, startFakeBotApi } from "../support/fake_bot_api.ts";
 import { startForward } from "../support/forward_process.ts";
@@ -40,15 +40,10 @@ function messageWaiter() {
 }
 
 function leaseRows(file: string): { channel: string; holder: string }[] {
-  const db = new DatabaseSync(file, { readOnly: true });
-  try {
-    return db.prepare("SELECT channel, holder FROM leases ORDER BY channel").all() as {
-      channel: string;
-      holder: string;
-    }[];
-  } finally {
-    db.close();
-  }
+  return stateRows(file, "SELECT channel, holder FROM leases ORDER BY channel") as {
+    channel: string;
+    holder: string;
+  }[];
 }
 
 Deno.test({

@@ -4,7 +4,7 @@
  * so a query that only one engine or one transport takes fails here.
  */
 import assert from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
+import { stateRows } from "../support/state_rows.ts";
 import type { Entry } from "../../src/feeds/entry.ts";
 import { Secret } from "../../src/log/secret.ts";
 import { Store } from "../../src/store/db.ts";
@@ -127,9 +127,7 @@ for (const [transport, version] of [["http", 2], ["ws", 2], ["ws", 3]] as const)
         const url = server.url.replace(/^http/, transport);
         await exercise({ kind: "remote", url, authToken: new Secret("not-checked-token") });
         // The server's file holds the state, and nothing was written beside it.
-        const file = new DatabaseSync(`${dir}/remote.db`, { readOnly: true });
-        const row = file.prepare("SELECT count(*) AS n FROM entries").get() as { n: number };
-        file.close();
+        const [row] = stateRows(`${dir}/remote.db`, "SELECT count(*) AS n FROM entries");
         assert.equal(row.n, 3);
       } finally {
         await server.stop();
