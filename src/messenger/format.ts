@@ -53,7 +53,8 @@ export function messageLink(link: string, rhash: string): string {
   return `https://t.me/iv?url=${encodeURIComponent(link)}&rhash=${encodeURIComponent(rhash)}`;
 }
 
-const DEFAULT = parseTemplate(DEFAULT_TEMPLATE);
+/** Parsed when a message first needs it: a run that sends nothing never does. */
+let defaultTemplate: Template | undefined;
 
 /**
  * The message for one entry, laid out by the feed's template (default: its title in bold, then
@@ -70,7 +71,7 @@ const DEFAULT = parseTemplate(DEFAULT_TEMPLATE);
  * Instant View page as the one to preview, wherever (or whether) it puts the link.
  */
 export function formatMessage(entry: Entry, options: FormatOptions): Message {
-  const template = options.template ?? DEFAULT;
+  const template = options.template ?? (defaultTemplate ??= parseTemplate(DEFAULT_TEMPLATE));
   const link = entry.link !== null && /^https?:\/\//i.test(entry.link) ? entry.link : null;
   const values = new FieldValues(entry, options, link);
   const message: Message = { html: render(template, values), previews: true };
