@@ -1,8 +1,9 @@
 /**
  * The browse server's V8 flags. Under a stream of small requests V8 grows its young generation
  * to the maximum, and the server's RSS several times its idle size, though little of what it
- * allocates per request outlives the request; with 1 MB semi-spaces it stays small
- * (bench/NOTES.md).
+ * allocates per request outlives the request; with 2 MB semi-spaces it stays under 100 MB
+ * through `bench browse`, and answers point lookups faster than with 1 MB, which collected
+ * twice as often on the server's busiest thread (bench/NOTES.md).
  *
  * V8 takes heap sizes only when the process starts (`node:v8` setFlagsFromString has no
  * effect in Deno, and `deno run` has no config key for them), and other commands must not pay
@@ -12,7 +13,7 @@
  * a second runtime start. Where that is not possible (not Linux, no FFI permission,
  * a libc that will not load) the server runs as it was started.
  */
-export const SERVER_V8_FLAGS = "--max-semi-space-size=1";
+export const SERVER_V8_FLAGS = "--max-semi-space-size=2";
 
 /**
  * `courier forward`'s V8 flags. A tick that runs 5,000 feeds allocates fast and keeps little

@@ -10,17 +10,19 @@ const DENO_JSON = new URL("../../../deno.json", import.meta.url);
 /**
  * V8 flags for workers, set through the environment so they reach a compiled courier too.
  *
- * A small young generation: a download makes garbage fast (every row's values and text) though
+ * A bounded young generation: a download makes garbage fast (every row's values and text) though
  * little of it lives, and V8 answers a high allocation rate by growing the young generation to
- * its maximum: a worker's RSS rose by about 75 MB during any large export. With 2 MB
- * semi-spaces it rises by 10-45 MB, whatever the size of the output, at no measured cost in
- * speed. (DENO_V8_FLAGS separates flags with commas.)
+ * its maximum (16 MB semi-spaces): a worker's RSS rose by about 75 MB during any large export.
+ * With 8 MB semi-spaces a worker peaks at ~86 MB through a 300,000-row CSV download (with 2 MB,
+ * ~67 MB), and a 1,000-row page is answered ~3% faster than with 2 MB: each young collection
+ * copies the page being built, and smaller semi-spaces collect more often (bench/NOTES.md).
+ * (DENO_V8_FLAGS separates flags with commas.)
  *
  * A bounded old generation: a value built in JS (a huge text or BLOB turned into JSON) can no
  * longer grow a worker to gigabytes; past the limit V8 ends the process, which the pool sees
  * as a failed worker and replaces. SQLite's own memory is native and is bounded by the engine.
  */
-export const WORKER_V8_FLAGS = "--max-semi-space-size=2,--max-old-space-size=512";
+export const WORKER_V8_FLAGS = "--max-semi-space-size=8,--max-old-space-size=512";
 
 /**
  * A Deno permission list naming `path`, or its directory when the name holds a comma (Deno
