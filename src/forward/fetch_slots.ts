@@ -158,19 +158,6 @@ export class FetchSlots implements SlotsInUse {
   }
 
   /**
-   * Runs `task` once a slot for `origin` is free; `onStart` is told when it gets one (a feed
-   * waiting for a slot has not started).
-   */
-  run<T>(origin: string, task: () => Promise<T>, onStart?: () => void): Promise<T> {
-    return this.acquire(origin).then((slot) => heldSlot(slot).run(task, onStart));
-  }
-
-  /** Resolves with a slot for `origin` once the rule lets it have one. */
-  acquire(origin: string): Promise<Slot> {
-    return new Promise((resolve) => this.take(origin, resolve));
-  }
-
-  /**
    * Calls `start` with a slot for `origin` once the rule lets it have one. Until then the feed
    * is this callback in a queue and nothing more: a tick of thousands of feeds need not hold
    * a suspended run for each of them.

@@ -6,9 +6,11 @@ import assert from "node:assert/strict";
 import {
   feedOrigin,
   FetchSlots,
+  heldSlot,
   mayStart,
   nextOrigin,
   shareOf,
+  type Slot,
   type SlotsInUse,
 } from "../../src/forward/fetch_slots.ts";
 import { ManualClock } from "../support/manual_clock.ts";
@@ -16,6 +18,16 @@ import { deferred } from "../support/forward_stubs.ts";
 
 const SLOW = "http://slow.example";
 const FAST = "http://fast.example";
+
+/** A slot for `origin`, once the rule gives it one. */
+function acquire(slots: FetchSlots, origin: string): Promise<Slot> {
+  return new Promise((resolve) => slots.take(origin, resolve));
+}
+
+/** `task` under a slot for `origin`, as a feed's run holds one: released when it ends. */
+function runUnder<T>(slots: FetchSlots, origin: string, task: () => Promise<T>): Promise<T> {
+  return acquire(slots, origin).then((slot) => heldSlot(slot).run(task));
+}
 
 function inUse(
   byOrigin: Record<string, number>,
@@ -89,13 +101,13 @@ Deno.test("fetch slots: 24 slow feeds listed first cannot hold back 4 healthy on
   const gates = Array.from({ length: 24 }, () => deferred());
   const runs: Promise<void>[] = [];
   for (let i = 0; i < 24; i++) {
-    runs.push(slots.run(SLOW, async () => {
+    runs.push(runUnder(slots, SLOW, async () => {
       started.push(`slow${i}`);
       await gates[i].promise;
     }));
   }
   for (let i = 0; i < 4; i++) {
-    runs.push(slots.run(FAST, () => {
+    runs.push(runUnder(slots, FAST, () => {
       started.push(`fast${i}`);
       return Promise.resolve();
     }));
@@ -127,18 +139,18 @@ Deno.test("fetch slots: 24 slow feeds listed first cannot hold back 4 healthy on
   await Promise.all(runs);
   assert.equal(slots.inUse, 0);
   // A fast fetch of the slow origin clears its mark.
-  await slots.run(SLOW, () => Promise.resolve());
+  await runUnder(slots, SLOW, () => Promise.resolve());
   assert.ok(!slots.slow.has(SLOW));
 });
 
 Deno.test("fetch slots: a failing task frees its slot; a slot taken is released once", async () => {
   const slots = new FetchSlots(1, new ManualClock(), 15_000);
-  await assert.rejects(slots.run(FAST, () => Promise.reject(new Error("x"))), /x/);
-  const slot = await slots.acquire(FAST);
+  await assert.rejects(runUnder(slots, FAST, () => Promise.reject(new Error("x"))), /x/);
+  const slot = await acquire(slots, FAST);
   slot.release();
   slot.release();
   assert.equal(slots.inUse, 0);
-  assert.equal(await slots.run(FAST, () => Promise.resolve(7)), 7);
+  assert.equal(await runUnder(slots, FAST, () => Promise.resolve(7)), 7);
 });
 
 Deno.test("fetch slots: alone, a fast origin takes the slots beyond its half; unknown and slow ones do not", () => {
