@@ -48,7 +48,7 @@ async function browseOnce(args: string[], env: Record<string, string>) {
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let stdout = "";
   try {
-    const serving = await readUntilServing(reader, stderr);
+    const serving = await readUntilServing(reader, () => stderr);
     const url = serving.url;
     stdout = serving.seen;
     const tables = await fetch(new URL("/api/tables", url));

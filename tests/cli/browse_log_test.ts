@@ -24,7 +24,7 @@ Deno.test("browse: a download cut by the time limit is logged as one line, witho
   const stderr = new Response(child.stderr).text();
   try {
     const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    const { url } = await readUntilServing(reader, stderr);
+    const { url } = await readUntilServing(reader, () => stderr);
     reader.releaseLock();
     const res = await fetch(`${url}api/query?format=csv&query=${encodeURIComponent(ENDLESS)}`);
     assert.equal(res.status, 200);

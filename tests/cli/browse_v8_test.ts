@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { keepProcessReason, SERVER_V8_FLAGS } from "../../src/cli/browse_v8.ts";
 import { makeFixtureDb } from "../support/browse_fixtures.ts";
+import { readUntilServing } from "../support/browse_process.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const linuxOnly = Deno.build.os !== "linux";
@@ -27,18 +28,12 @@ async function serve(db: string, denoFlags: string[], env: Record<string, string
     env: { NO_COLOR: "1", ...env },
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  let m: RegExpExecArray | null = null;
-  while (!(m = /(http:\/\/\S+\/)/.exec(seen))) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`courier browse did not start: ${seen}`);
-    seen += value;
-  }
+  const { url, seen } = await readUntilServing(reader, () => Promise.resolve("(stderr not kept)"));
   reader.releaseLock();
   child.stdout.cancel().catch(() => {});
   const environ = Deno.readTextFileSync(`/proc/${child.pid}/environ`).split("\0");
   const v8 = environ.find((e) => e.startsWith("DENO_V8_FLAGS="))?.slice("DENO_V8_FLAGS=".length);
-  const res = await fetch(`${m[1]}api/query?query=${encodeURIComponent("SELECT 1 AS one")}`);
+  const res = await fetch(`${url}api/query?query=${encodeURIComponent("SELECT 1 AS one")}`);
   const body = await res.json();
   child.kill("SIGTERM");
   const status = await child.status;

@@ -25,31 +25,23 @@ export async function startBrowseProcess(
     env: { NO_COLOR: "1" },
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) {
-      const err = await new Response(child.stderr).text();
-      await child.status;
-      throw new Error(`courier browse exited before serving: ${err}`);
-    }
-    seen += value;
-    const m = /(http:\/\/\S+\/)/.exec(seen);
-    if (m) {
-      reader.releaseLock();
-      child.stdout.cancel().catch(() => {});
-      child.stderr.cancel().catch(() => {});
-      return {
-        url: m[1],
-        pid: child.pid,
-        child,
-        stop: async () => {
-          child.kill("SIGTERM");
-          return await child.status;
-        },
-      };
-    }
-  }
+  const { url } = await readUntilServing(reader, async () => {
+    const err = await new Response(child.stderr).text();
+    await child.status;
+    return err;
+  });
+  reader.releaseLock();
+  child.stdout.cancel().catch(() => {});
+  child.stderr.cancel().catch(() => {});
+  return {
+    url,
+    pid: child.pid,
+    child,
+    stop: async () => {
+      child.kill("SIGTERM");
+      return await child.status;
+    },
+  };
 }
 
 /** Resident memory of a live process, bytes: its peak so far (VmHWM) and now (VmRSS). */
@@ -75,17 +67,18 @@ export function childPids(pid: number): number[] {
 }
 
 /**
- * Reads a `courier browse` process's stdout until the line with its URL; fails with what it
- * wrote to stderr if it ends first. Returns the URL and the text read (the reader stays open).
+ * Reads a `courier browse` process's stdout until the line with its URL; fails with what
+ * `stderr` gives (asked only then) if it ends first. Returns the URL and the text read (the
+ * reader stays open).
  */
 export async function readUntilServing(
   reader: ReadableStreamDefaultReader<string>,
-  stderr: Promise<string>,
+  stderr: () => Promise<string>,
 ): Promise<{ url: string; seen: string }> {
   let seen = "";
   for (;;) {
     const { value, done } = await reader.read();
-    if (done) throw new Error(`courier browse exited before serving: ${await stderr}`);
+    if (done) throw new Error(`courier browse exited before serving: ${await stderr()}`);
     seen += value;
     const url = /(http:\/\/\S+\/)/.exec(seen)?.[1];
     if (url !== undefined) return { url, seen };
