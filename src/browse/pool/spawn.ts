@@ -5,6 +5,7 @@ import type { WorkerConfig } from "./protocol.ts";
 export type SpawnWorker = () => Deno.ChildProcess;
 
 const WORKER_MODULE = new URL("./worker.ts", import.meta.url);
+const REMOTE_WORKER_MODULE = new URL("./remote_worker.ts", import.meta.url);
 const DENO_JSON = new URL("../../../deno.json", import.meta.url);
 
 /**
@@ -66,7 +67,10 @@ export function isCompiled(exe = Deno.execPath()): boolean {
 }
 
 /** The arguments that start a worker: `module` is replaceable so tests can probe them. */
-export function workerArgs(config: WorkerConfig, module: URL = WORKER_MODULE): string[] {
+export function workerArgs(
+  config: WorkerConfig,
+  module: URL = isRemote(config.database) ? REMOTE_WORKER_MODULE : WORKER_MODULE,
+): string[] {
   if (isCompiled()) {
     // A compiled binary carries the permissions it was compiled with (all of them) and Deno
     // cannot narrow them for one process started from it: the worker runs with those.
