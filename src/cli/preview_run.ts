@@ -8,6 +8,7 @@ import { type FeedFormat, typeMismatch } from "../feeds/format.ts";
 import { orderEntries } from "../feeds/merge.ts";
 import { type ParsedFeed, parseFeed } from "../feeds/parse.ts";
 import { fileReadProblem } from "../log/file_error.ts";
+import { parseCommandArgs } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
 
 export interface Preview {
@@ -169,38 +170,15 @@ function writeJson(preview: Preview): void {
   flush();
 }
 
-/**
- * The arguments as parseCommandArgs reads them when they are only a source and maybe --json
- * (how preview is nearly always run), else null. Its node:util was a few milliseconds of this
- * command's start-up; anything else still goes to it.
- */
-export function simpleArgs(
-  argv: string[],
-): { values: { type?: string; json?: boolean; proxy?: string }; positionals: string[] } | null {
-  const sources = argv.filter((arg) => arg !== "--json");
-  if (sources.length !== 1 || sources[0].startsWith("-") || argv.length > 2) return null;
-  return { values: argv.length === 2 ? { json: true } : {}, positionals: sources };
-}
-
-interface PreviewFlags {
-  type?: string;
-  json?: boolean;
-  proxy?: string;
-  config?: string;
-  feed?: string;
-}
-
 /** `courier preview`: loaded by previewCommand.run only when the command runs. */
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals }: { values: PreviewFlags; positionals: string[] } =
-    simpleArgs(argv) ??
-      (await import("./args.ts")).parseCommandArgs("preview", argv, {
-        type: { type: "string" },
-        json: { type: "boolean" },
-        proxy: { type: "string" },
-        config: { type: "string", short: "c" },
-        feed: { type: "string" },
-      }, true);
+  const { values, positionals } = parseCommandArgs("preview", argv, {
+    type: { type: "string" },
+    json: { type: "boolean" },
+    proxy: { type: "string" },
+    config: { type: "string", short: "c" },
+    feed: { type: "string" },
+  }, true);
   if (positionals.length !== 1) {
     throw new UsageError(
       "courier preview: expected one URL or FILE (see 'courier preview --help')",

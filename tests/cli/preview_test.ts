@@ -181,28 +181,3 @@ Deno.test("preview --json writes exactly what JSON.stringify(value, null, 2) wri
     await Deno.remove(dir, { recursive: true });
   }
 });
-
-Deno.test("preview's own reading of plain arguments is parseCommandArgs' reading", async () => {
-  const { simpleArgs } = await import("../../src/cli/preview_run.ts");
-  const { parseCommandArgs } = await import("../../src/cli/args.ts");
-  const tokens = ["f.xml", "--json", "-", "--", "-x", "--type", "rss", "--json=1", "", "a b"];
-  const lists: string[][] = [[]];
-  for (let length = 1; length <= 3; length++) {
-    for (const list of lists.filter((l) => l.length === length - 1)) {
-      for (const token of tokens) lists.push([...list, token]);
-    }
-  }
-  let read = 0;
-  for (const argv of lists) {
-    const simple = simpleArgs(argv);
-    if (simple === null) continue;
-    read++;
-    const full = parseCommandArgs("preview", argv, {
-      type: { type: "string" },
-      json: { type: "boolean" },
-      proxy: { type: "string" },
-    }, true);
-    assert.deepEqual(simple, { values: { ...full.values }, positionals: full.positionals });
-  }
-  assert.ok(read >= 10, `only ${read} argument lists read without parseCommandArgs`);
-});

@@ -8,19 +8,27 @@ const ROOT = new URL("../../", import.meta.url);
 const DEV_ONLY = ["ajv", "rss-parser"];
 
 interface Info {
-  modules: { specifier: string; npmPackage?: string }[];
+  modules: {
+    specifier: string;
+    npmPackage?: string;
+    dependencies?: { specifier: string; isDynamic?: boolean }[];
+  }[];
   npmPackages: Record<string, { name: string; dependencies?: string[] }>;
 }
 
-/** The npm packages main.ts can load (static and dynamic imports, and their dependencies). */
-async function productPackages(): Promise<Set<string>> {
+async function productInfo(): Promise<Info> {
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", new URL("main.ts", ROOT).pathname],
     stdout: "piped",
     stderr: "piped",
   }).output();
   assert(output.success, new TextDecoder().decode(output.stderr));
-  const info = JSON.parse(new TextDecoder().decode(output.stdout)) as Info;
+  return JSON.parse(new TextDecoder().decode(output.stdout)) as Info;
+}
+
+/** The npm packages main.ts can load (static and dynamic imports, and their dependencies). */
+async function productPackages(): Promise<Set<string>> {
+  const info = await productInfo();
   // `npmPackages` lists the lockfile's whole snapshot; what main.ts reaches starts at its modules.
   const stack = info.modules.flatMap((m) => m.npmPackage ? [m.npmPackage] : []);
   const seen = new Set<string>();
@@ -41,4 +49,25 @@ Deno.test("product: ajv and rss-parser are in neither the import map nor main.ts
   // The graph is really read: the product's own parser is in it.
   assert(packages.has("htmlparser2") && packages.has("yaml"), [...packages].join(", "));
   assertEquals(DEV_ONLY.filter((p) => packages.has(p)), []);
+});
+
+// Importing any of these starts node's compatibility layer, ~5 ms of a command's start-up
+// (bench/NOTES.md); node:sqlite alone costs ~1 ms, and node:process, node:v8 and node:vm serve
+// only `forward`, once it runs.
+const NODE_STARTUP = ["node:util", "node:path", "node:url", "node:buffer", "node:fs"];
+
+Deno.test("product: no module imports node:util, node:path or the like, but on Windows", async () => {
+  const found = (await productInfo()).modules.flatMap((m) =>
+    (m.dependencies ?? [])
+      .filter((d) => NODE_STARTUP.includes(d.specifier))
+      .map((d) =>
+        `${m.specifier.replace(ROOT.href, "")} ${d.specifier}${d.isDynamic ? "" : " (static)"}`
+      )
+  );
+  // The two that are there are imported only where Deno.build.os is "windows".
+  assertEquals(found.sort(), [
+    "src/cli/preview_run.ts node:path",
+    "src/cli/preview_run.ts node:url",
+    "src/config/paths.ts node:path",
+  ]);
 });
