@@ -130,3 +130,46 @@ Deno.test("--write: RETURNING text that is not UTF-8 answers U+FFFD, the worker 
     await b.close();
   }
 });
+
+Deno.test("text with NUL beside BLOBs with zero bytes: each value as it is stored", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "browse_nul_" });
+  const path = `${dir}/nul.db`;
+  // The row check compares each value with '': BLOBs with zero bytes pass it too, and must
+  // come out as the BLOBs they are; numbers never pass it.
+  const out = await new Deno.Command("sqlite3", {
+    args: [
+      path,
+      `CREATE TABLE t (a COLLATE nocase, b BLOB);
+      INSERT INTO t VALUES ('x', x'00ff00'), ('y' || char(0) || 'z', x'0001'), ('plain', x'41'),
+        (NULL, zeroblob(3)), (7, 'tail' || char(0)), (2.5, NULL), ('   ', char(0));`,
+    ],
+    stderr: "piped",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  const b = await startTestBrowser(path, { workers: 1 });
+  try {
+    const blob = (encoded: string) => ({ $base64: true, encoded });
+    const expected = [
+      ["x", blob("AP8A")],
+      ["y\u0000z", blob("AAE=")],
+      ["plain", blob("QQ==")],
+      [null, blob("AAAA")],
+      [7, "tail\u0000"],
+      [2.5, null],
+      ["   ", "\u0000"],
+    ];
+    const page = await postQuery(b, "SELECT a, b FROM t ORDER BY rowid");
+    assert.equal(page.status, 200, page.text);
+    assert.deepEqual((page.body as { rows: unknown }).rows, expected);
+    // A download reads row by row, through the same check.
+    const csv = await api(
+      b,
+      `/api/query?format=csv&query=${encodeURIComponent("SELECT a FROM t ORDER BY rowid")}`,
+    );
+    assert.equal(csv.status, 200, csv.text);
+    assert.ok(csv.text.includes("y\u0000z"), JSON.stringify(csv.text));
+  } finally {
+    await b.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
