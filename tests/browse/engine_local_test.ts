@@ -237,3 +237,34 @@ Deno.test("local: every kind of request leaves no transaction and no lock behind
     executor.close();
   }
 });
+
+Deno.test("local: a query the wrapper cannot hold stops one row past its page, as a wrapped one does", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "local_as_it_is_" });
+  const path = `${dir}/wide.db`;
+  const setup = new DatabaseSync(path);
+  const many = Array.from({ length: 401 }, (_, i) => `c${i}`).join(", ");
+  setup.exec(`CREATE TABLE wide (id INTEGER PRIMARY KEY, ${many});
+    INSERT INTO wide (id) WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM s WHERE v < 3000) SELECT v FROM s;
+    CREATE TABLE narrow (id INTEGER PRIMARY KEY);
+    INSERT INTO narrow SELECT id FROM wide;`);
+  setup.close();
+  const db = openLocal(path, false);
+  try {
+    // Row 2001 overflows: a page of 1,000 never reaches it, however the query is read.
+    const bomb = (table: string, at: number) =>
+      `SELECT *, CASE WHEN id > ${at} THEN abs(-9223372036854775807 - 1) END AS x FROM ${table} ORDER BY id`;
+    for (const table of ["narrow", "wide"]) {
+      const page = await read(db, bomb(table, 2000), 1000);
+      assert.equal(page.rows.length, 1000, table);
+      assert.equal(Number(page.rows[999][0]), 1000, table);
+      // Before the page's end, SQLite's own message, from either path.
+      assert.match(await failure(() => read(db, bomb(table, 3), 1000)), /integer overflow/, table);
+      // Fewer rows than the page: all of them.
+      const all = await read(db, `SELECT * FROM ${table} WHERE id <= 5`, 1000);
+      assert.deepEqual(all.rows.map((r) => Number(r[0])), [1, 2, 3, 4, 5], table);
+    }
+  } finally {
+    db.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -358,6 +358,26 @@ export function openLocal(path: string, write: boolean): Db {
     if (refused !== null) throw new RefusedError(refused);
     throw new StreamFailed();
   };
+  /**
+   * A page of a query the wrapper cannot hold (more than MAX_WRAPPED_COLUMNS columns, a column
+   * whose collation this SQLite lacks), read as it is up to `limit` rows and one more, as a
+   * wrapped page is. iterate() ends quietly on an error, so a query that ends before that is
+   * read again with all(), which throws SQLite's error: its rows are fewer than the page.
+   * (Other statements read as they are, PRAGMAs, EXPLAINs and RETURNING, are read whole: their
+   * rows are bounded by the schema, the program or what the statement wrote.)
+   */
+  const pageAsItIs = (stmt: StatementSync, params: Params, limit: number): unknown[][] => {
+    const rows: unknown[][] = [];
+    const it = stmt.iterate(...bindArgs(params));
+    try {
+      for (let next = it.next(); !next.done; next = it.next()) {
+        if (rows.push(next.value) > limit) return rows;
+      }
+    } finally {
+      it.return?.();
+    }
+    return stmt.all(...bindArgs(params));
+  };
   const run: Db["run"] = (sql, params, options, onColumns, onRow, onRows) => {
     refused = null;
     writing = options.write;
@@ -397,10 +417,11 @@ export function openLocal(path: string, write: boolean): Db {
       }
     }
     if (!stmt) {
-      // A few rows, bounded by the schema, the program or what the statement wrote.
       let rows: unknown[][];
       try {
-        rows = first!.all(...bindArgs(params));
+        rows = limit !== undefined && !writing && compilesQueryOnly(sql)
+          ? pageAsItIs(first!, params, limit)
+          : first!.all(...bindArgs(params));
       } catch (error) {
         throw fail(error);
       }
