@@ -1,3 +1,4 @@
+import { absolutePath } from "../config/paths.ts";
 import type { FeedSettings, FeedType } from "../config/types.ts";
 // The parser's own modules: a file needs no fetching, and feeds/read.ts brings the HTTP stack
 // with it (see preview_url.ts).
@@ -54,18 +55,15 @@ const percentEncoded = (c: string) =>
 
 /**
  * The file: URL of a local path, as node's pathToFileURL(resolve(path)) gives it, without
- * loading node:path and node:url (a few milliseconds of every preview's start-up). Windows
- * paths (drive letters, UNC, backslashes) take node's own rules, loaded only there.
+ * loading node:url (a few milliseconds of every preview's start-up). Windows paths (drive
+ * letters, UNC, backslashes) take node's own rules, loaded only there.
  */
 export async function fileUrlOf(path: string): Promise<string> {
+  const absolute = absolutePath(path, Deno.cwd());
   if (Deno.build.os === "windows") {
-    const [{ resolve }, { pathToFileURL }] = await Promise.all([
-      import("node:path"),
-      import("node:url"),
-    ]);
-    return pathToFileURL(resolve(path)).href;
+    const { pathToFileURL } = await import("node:url");
+    return pathToFileURL(absolute).href;
   }
-  const absolute = path.startsWith("/") ? path : `${Deno.cwd()}/${path}`;
   const url = new URL("file:///");
   // The URL parser resolves "." and ".." and encodes most characters; node also encodes these.
   url.pathname = absolute.replace(/\/+/g, "/").replace(/[%\\\n\r\t[\]^|~]/g, percentEncoded);
