@@ -62,17 +62,24 @@ export function mountPages(app: Hono, o: PagesOptions): void {
     title: string,
     body: (r: Reader) => Promise<Child>,
     current?: string,
+    writes = false,
   ): Promise<Response> => {
     const r = reader(c);
-    const framing = frame(r, current);
+    // A write runs alone: a read beside it could hold the lock it needs (rollback journal).
+    let framing = writes ? null : frame(r, current);
     // Framing failures surface below, with the page's own error.
-    framing.catch(() => {});
+    framing?.catch(() => {});
     try {
       const content = await body(r);
+      framing ??= frame(r, current);
       return htmlResponse(<Layout title={title} frame={await framing}>{content}</Layout>);
     } catch (error) {
       if (!(error instanceof ReadError || error instanceof HttpError)) throw error;
-      const f = await framing.catch(() => ({ label: o.label, write: o.write, tables: [] }));
+      const f = await (framing ?? frame(r, current)).catch(() => ({
+        label: o.label,
+        write: o.write,
+        tables: [],
+      }));
       return htmlResponse(
         <Layout title="Error" frame={f}>
           <h1>{title}</h1>
@@ -161,12 +168,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
           throw error;
         }
       };
-      let { pq, result } = await read(start);
-      // Read backwards to the start with room to spare: that is the first page.
-      if (start.kind === "before" && result.rows.length <= st.size) {
-        start = { kind: "first" };
-        ({ pq, result } = await read(start));
-      }
+      const { pq, result } = await read(start);
       const more = result.rows.length > st.size;
       let rows = result.rows.slice(0, st.size);
       if (pq.reversed) rows = rows.reverse();
@@ -200,7 +202,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
           ? start.page > 1
           : more,
         hasNext: start.kind === "before" ? true : start.kind === "last" ? false : more,
-        page: start.kind === "first"
+        page: start.kind === "first" || (start.kind === "before" && !more)
           ? 1
           : start.kind === "offset"
           ? start.page
@@ -386,53 +388,59 @@ export function mountPages(app: Hono, o: PagesOptions): void {
   });
 
   const queryPage = (c: Context, input: { sql: string; params: string; write: boolean }) =>
-    page(c, "Query", async (r) => {
-      const search = searchOf(c.req.url);
-      const size = positiveInt(search.get("size"), "size", defaultSize, o.maxRows);
-      const pageNo = input.write ? 1 : positiveInt(search.get("page"), "page", 1, 1e9);
-      const q: QueryPage = {
-        sql: input.sql,
-        params: input.params,
-        write: o.write,
-        page: pageNo,
-        size,
-        defaultSize,
-        pageable: !input.write && isQuery(input.sql),
-        history: o.history.list(),
-      };
-      if (input.sql.trim() === "") return <QueryView q={q} />;
-      try {
-        const params = queryParams(input.params);
-        if (search.get("plan") === "1" && !input.write) {
-          const plan = await r.rows({ sql: input.sql, params }, { op: "explain" });
-          q.plan = plan.rows.map((row): PlanRow => ({
-            id: Number(row[0]),
-            parent: Number(row[1]),
-            detail: String(row[3]),
-          }));
-        } else {
-          // Page 1 runs the statement as written; later pages of a query read past the rows
-          // before them with LIMIT/OFFSET (integers this code made, not user text).
-          const sql = pageNo > 1 && q.pageable
-            ? `SELECT * FROM (\n${singleStatement(input.sql).statement}\n) LIMIT ${
-              size + 1
-            } OFFSET ${(pageNo - 1) * size}`
-            : input.sql;
-          const result: Rows = await r.rows({ sql, params }, {
-            maxRows: size + 1,
-            readOnly: !input.write,
-          });
-          q.result = result;
-          q.wrote = input.write;
-          o.history.add(input.sql, result.stats?.duration_ms ?? 0, result.rows.length);
-          q.history = o.history.list();
+    page(
+      c,
+      "Query",
+      async (r) => {
+        const search = searchOf(c.req.url);
+        const size = positiveInt(search.get("size"), "size", defaultSize, o.maxRows);
+        const pageNo = input.write ? 1 : positiveInt(search.get("page"), "page", 1, 1e9);
+        const q: QueryPage = {
+          sql: input.sql,
+          params: input.params,
+          write: o.write,
+          page: pageNo,
+          size,
+          defaultSize,
+          pageable: !input.write && isQuery(input.sql),
+          history: o.history.list(),
+        };
+        if (input.sql.trim() === "") return <QueryView q={q} />;
+        try {
+          const params = queryParams(input.params);
+          if (search.get("plan") === "1" && !input.write) {
+            const plan = await r.rows({ sql: input.sql, params }, { op: "explain" });
+            q.plan = plan.rows.map((row): PlanRow => ({
+              id: Number(row[0]),
+              parent: Number(row[1]),
+              detail: String(row[3]),
+            }));
+          } else {
+            // Page 1 runs the statement as written; later pages of a query read past the rows
+            // before them with LIMIT/OFFSET (integers this code made, not user text).
+            const sql = pageNo > 1 && q.pageable
+              ? `SELECT * FROM (\n${singleStatement(input.sql).statement}\n) LIMIT ${
+                size + 1
+              } OFFSET ${(pageNo - 1) * size}`
+              : input.sql;
+            const result: Rows = await r.rows({ sql, params }, {
+              maxRows: size + 1,
+              readOnly: !input.write,
+            });
+            q.result = result;
+            q.wrote = input.write;
+            o.history.add(input.sql, result.stats?.duration_ms ?? 0, result.rows.length);
+            q.history = o.history.list();
+          }
+        } catch (error) {
+          if (!(error instanceof ReadError || error instanceof HttpError)) throw error;
+          q.error = error.message;
         }
-      } catch (error) {
-        if (!(error instanceof ReadError || error instanceof HttpError)) throw error;
-        q.error = error.message;
-      }
-      return <QueryView q={q} />;
-    });
+        return <QueryView q={q} />;
+      },
+      undefined,
+      input.write,
+    );
 
   pages.get("/query", (c) =>
     queryPage(c, {
