@@ -66,13 +66,14 @@ function seen(page: Page): Promise<string> {
  * off by Chromium ("navigated"), and is asked again in the new one.
  */
 async function arrive(page: Page, predicate: string): Promise<void> {
-  for (let attempt = 0;; attempt++) {
+  // A wait begun in the document being left may outlive it unanswered: each wait is short,
+  // and asked again (in the new document) until the whole deadline has passed.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
     try {
-      // The page's script is its last element: once it is parsed, so is the page (readyState
-      // turning "complete" is no DOM change, which waitFor would not see).
-      return await page.waitFor(`${predicate} && document.querySelector("body > script")`);
+      return await page.waitFor(`${predicate} && document.readyState === "complete"`, 500);
     } catch (error) {
-      if (attempt > 20 || !/navigated|context|destroyed/i.test(String(error))) throw error;
+      if (Date.now() > deadline) throw error;
     }
   }
 }

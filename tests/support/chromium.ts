@@ -151,9 +151,10 @@ export async function launchChromium(): Promise<Browser> {
           const ok = await page.evaluate<boolean>(`new Promise((resolve) => {
             const test = () => { try { return Boolean(${predicate}); } catch { return false; } };
             if (test()) return resolve(true);
-            const observer = new MutationObserver(() => {
-              if (test()) { observer.disconnect(); resolve(true); }
-            });
+            const check = () => { if (test()) { observer.disconnect(); resolve(true); } };
+            const observer = new MutationObserver(check);
+            // A page that is all HTML changes no node when it finishes loading.
+            document.addEventListener("readystatechange", check);
             const start = () => observer.observe(document, {
               subtree: true, childList: true, characterData: true, attributes: true });
             if (document.documentElement) start();

@@ -47,7 +47,7 @@ table.rows th { background: var(--head); position: sticky; top: 0; font-weight: 
 table.rows th a { color: var(--fg); text-decoration: none; }
 table.rows th a:hover { text-decoration: underline; }
 table.rows tr:hover td { background: var(--hover); }
-td.num, span.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.rows td.num, span.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.null, span.null, td.empty, span.empty, td.blob, span.blob { color: var(--muted); font-style: italic; }
 .ctl { color: var(--ctl-fg); background: var(--ctl-bg); border-radius: 2px; padding: 0 1px; font-style: italic; }
 pre, code { font: 12px ui-monospace, monospace; }
