@@ -62,20 +62,19 @@ export function mountPages(app: Hono, o: PagesOptions): void {
     title: string,
     body: (r: Reader) => Promise<Child>,
     current?: string,
-    writes = false,
   ): Promise<Response> => {
     const r = reader(c);
-    // A write runs alone: a read beside it could hold the lock it needs (rollback journal).
-    let framing = writes ? null : frame(r, current);
-    // Framing failures surface below, with the page's own error.
-    framing?.catch(() => {});
+    // A page's reads run one after another: a request holds at most one worker or queue
+    // place, as an API call does, so pages under load queue like API calls and never fill the
+    // queue by themselves; and a write runs alone (a read beside it could hold its lock).
     try {
       const content = await body(r);
-      framing ??= frame(r, current);
-      return htmlResponse(<Layout title={title} frame={await framing}>{content}</Layout>);
+      return htmlResponse(
+        <Layout title={title} frame={await frame(r, current)}>{content}</Layout>,
+      );
     } catch (error) {
       if (!(error instanceof ReadError || error instanceof HttpError)) throw error;
-      const f = await (framing ?? frame(r, current)).catch(() => ({
+      const f = await frame(r, current).catch(() => ({
         label: o.label,
         write: o.write,
         tables: [],
@@ -157,8 +156,6 @@ export function mountPages(app: Hono, o: PagesOptions): void {
       if (start.kind === "before") {
         start = { kind: "before", key: keyParam(st.beforeText, "before") };
       }
-      const fksRead = r.foreignKeys(info.name);
-      const counted = r.count(countQuery(info.shape, st.filters));
       const read = async (from: PageStart) => {
         const pq = pageQuery(info.shape, st.filters, st.sort, from, st.size);
         try {
@@ -169,10 +166,11 @@ export function mountPages(app: Hono, o: PagesOptions): void {
         }
       };
       const { pq, result } = await read(start);
+      const count = await r.count(countQuery(info.shape, st.filters));
+      const fks = await r.foreignKeys(info.name);
       const more = result.rows.length > st.size;
       let rows = result.rows.slice(0, st.size);
       if (pq.reversed) rows = rows.reverse();
-      const count = await counted;
       const parts = keyParts(info.shape, st.sort);
       const own = keyParts(info.shape, undefined).map((p) => parts.indexOf(p));
       const rowKeys = rows.map((row) =>
@@ -214,7 +212,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
         count,
         ran: pq,
         offset: pq.offset,
-        fks: await fksRead,
+        fks,
       };
       if (start.kind === "last" && lastPage !== null && count % st.size !== 0) {
         // The last page read backwards holds a full page: it is not aligned with the others.
@@ -228,12 +226,10 @@ export function mountPages(app: Hono, o: PagesOptions): void {
     const name = c.req.param("table");
     return page(c, `${name}: structure`, async (r) => {
       const info = await tableInfo(r, name);
-      const [indexes, fks, referencedBy, triggers] = await Promise.all([
-        r.indexes(info.name),
-        r.foreignKeys(info.name),
-        r.referencedBy(info.name),
-        r.triggers(info.name),
-      ]);
+      const indexes = await r.indexes(info.name);
+      const fks = await r.foreignKeys(info.name);
+      const referencedBy = await r.referencedBy(info.name);
+      const triggers = await r.triggers(info.name);
       return <StructureView s={{ info, indexes, fks, referencedBy, triggers }} />;
     }, name);
   });
@@ -250,28 +246,24 @@ export function mountPages(app: Hono, o: PagesOptions): void {
       } catch (error) {
         throw new ReadError(400, (error as Error).message);
       }
-      const [found, fks, refs] = await Promise.all([
-        r.rows(statement, { maxRows: 2 }),
-        r.foreignKeys(info.name),
-        r.referencedBy(info.name),
-      ]);
+      const found = await r.rows(statement, { maxRows: 2 });
+      const fks = await r.foreignKeys(info.name);
+      const refs = await r.referencedBy(info.name);
       const row = found.rows[0] ?? null;
       const referrers: Referrer[] = [];
       if (row !== null) {
-        await Promise.all(
-          refs.filter((f) => f.single && f.to !== null).map(async (fk) => {
-            const at = found.columns.indexOf(fk.to!);
-            const value = at >= 0 ? row[at] : null;
-            if (value === null) return;
-            const n = await r.count({
-              sql: `SELECT count(*) FROM (SELECT 1 FROM ${quoteName(fk.child!)} WHERE ${
-                quoteName(fk.from)
-              } = ? LIMIT ?)`,
-              params: [value, COUNT_LIMIT + 1],
-            });
-            referrers.push({ fk, value, count: n });
-          }),
-        );
+        for (const fk of refs.filter((f) => f.single && f.to !== null)) {
+          const at = found.columns.indexOf(fk.to!);
+          const value = at >= 0 ? row[at] : null;
+          if (value === null) continue;
+          const n = await r.count({
+            sql: `SELECT count(*) FROM (SELECT 1 FROM ${quoteName(fk.child!)} WHERE ${
+              quoteName(fk.from)
+            } = ? LIMIT ?)`,
+            params: [value, COUNT_LIMIT + 1],
+          });
+          referrers.push({ fk, value, count: n });
+        }
         referrers.sort((a, b) =>
           a.fk.child! < b.fk.child! ? -1 : a.fk.child! > b.fk.child! ? 1 : a.fk.id - b.fk.id
         );
@@ -438,8 +430,6 @@ export function mountPages(app: Hono, o: PagesOptions): void {
         }
         return <QueryView q={q} />;
       },
-      undefined,
-      input.write,
     );
 
   pages.get("/query", (c) =>
