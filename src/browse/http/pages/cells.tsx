@@ -12,7 +12,7 @@ const CONTROLS =
   /[\u0000-\u001F\u007F-\u009F\u00AD\u061C\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF\u{E0000}-\u{E007F}]/gu;
 const LAYOUT = /^[\t\n]$/;
 
-export const CLIP_CHARS = 50;
+export const CLIP_CHARS = 40;
 
 function escapeCode(c: string): string {
   const hex = c.codePointAt(0)!.toString(16).toUpperCase();
@@ -115,8 +115,12 @@ export function Cell({ value, links }: { value: unknown; links?: CellLinks }) {
           ? (
             <>
               {"… "}
-              <a class="more" href={links.view} data-raw={links.raw}>
-                all {text.length.toLocaleString("en-US")} characters
+              <a
+                class="more"
+                href={links.view}
+                title={`all ${text.length.toLocaleString("en-US")} characters`}
+              >
+                more
               </a>
             </>
           )

@@ -107,47 +107,43 @@ export class Reader {
     };
   }
 
-  /** Single-column foreign keys of `table`: column → the parent table and column. */
+  /** Foreign keys of `table`: column → the parent table and column. */
   async foreignKeys(table: string): Promise<ForeignKey[]> {
-    const fks = await this.rows({
-      sql: `SELECT f.id, f."from", f."table",
+    return await this.#foreignKeys(
+      `SELECT ?1, f.id, f."from", f."table",
           coalesce(f."to", (SELECT p.name FROM pragma_table_info(f."table") p WHERE p.pk = 1)),
           (SELECT count(*) FROM pragma_foreign_key_list(?1) g WHERE g.id = f.id),
           f.on_update, f.on_delete
         FROM pragma_foreign_key_list(?1) f ORDER BY f.id, f.seq`,
-      params: [table],
-    });
-    return fks.rows.map((r) => ({
-      id: Number(r[0]),
-      from: String(r[1]),
-      table: String(r[2]),
-      to: r[3] === null ? null : String(r[3]),
-      single: Number(r[4]) === 1,
-      onUpdate: String(r[5]),
-      onDelete: String(r[6]),
-    }));
+      table,
+    );
   }
 
-  /** Foreign keys of other tables that point at `table`. */
+  /** Foreign keys of other tables that point at `table` (`child` is their table). */
   async referencedBy(table: string): Promise<ForeignKey[]> {
-    const fks = await this.rows({
-      sql: `SELECT m.name, f.id, f."from",
+    return await this.#foreignKeys(
+      `SELECT m.name, f.id, f."from", ?1,
           coalesce(f."to", (SELECT p.name FROM pragma_table_info(?1) p WHERE p.pk = 1)),
           (SELECT count(*) FROM pragma_foreign_key_list(m.name) g WHERE g.id = f.id),
           f.on_update, f.on_delete
         FROM sqlite_schema m, pragma_foreign_key_list(m.name) f
         WHERE m.type = 'table' AND f."table" = ?1 COLLATE NOCASE ORDER BY m.name, f.id, f.seq`,
-      params: [table],
-    });
+      table,
+    );
+  }
+
+  /** Rows of (child, id, from, table, to, columns in the key, on update, on delete). */
+  async #foreignKeys(sql: string, table: string): Promise<ForeignKey[]> {
+    const fks = await this.rows({ sql, params: [table] });
     return fks.rows.map((r) => ({
       child: String(r[0]),
       id: Number(r[1]),
       from: String(r[2]),
-      table,
-      to: r[3] === null ? null : String(r[3]),
-      single: Number(r[4]) === 1,
-      onUpdate: String(r[5]),
-      onDelete: String(r[6]),
+      table: String(r[3]),
+      to: r[4] === null ? null : String(r[4]),
+      single: Number(r[5]) === 1,
+      onUpdate: String(r[6]),
+      onDelete: String(r[7]),
     }));
   }
 
@@ -223,7 +219,8 @@ export interface TableInfo {
 }
 
 export interface ForeignKey {
-  child?: string;
+  /** The table that holds the key. */
+  child: string;
   id: number;
   from: string;
   table: string;

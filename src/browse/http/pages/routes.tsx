@@ -257,7 +257,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
           const value = at >= 0 ? row[at] : null;
           if (value === null) continue;
           const n = await r.count({
-            sql: `SELECT count(*) FROM (SELECT 1 FROM ${quoteName(fk.child!)} WHERE ${
+            sql: `SELECT count(*) FROM (SELECT 1 FROM ${quoteName(fk.child)} WHERE ${
               quoteName(fk.from)
             } = ? LIMIT ?)`,
             params: [value, COUNT_LIMIT + 1],
@@ -265,7 +265,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
           referrers.push({ fk, value, count: n });
         }
         referrers.sort((a, b) =>
-          a.fk.child! < b.fk.child! ? -1 : a.fk.child! > b.fk.child! ? 1 : a.fk.id - b.fk.id
+          a.fk.child < b.fk.child ? -1 : a.fk.child > b.fk.child ? 1 : a.fk.id - b.fk.id
         );
       }
       return (

@@ -74,8 +74,8 @@ export function RowView({ r }: { r: RowPage }) {
         <ul>
           {r.referrers.map((x) => (
             <li>
-              <a href={equalsUrl(x.fk.child!, x.fk.from, x.value)}>
-                {rowsText(x.count)} of <Visible text={x.fk.child!} /> (by{" "}
+              <a href={equalsUrl(x.fk.child, x.fk.from, x.value)}>
+                {rowsText(x.count)} of <Visible text={x.fk.child} /> (by{" "}
                 <Visible text={x.fk.from} />)
               </a>
             </li>

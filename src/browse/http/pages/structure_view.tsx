@@ -127,8 +127,8 @@ export function StructureView({ s }: { s: StructurePage }) {
               <ul>
                 {s.referencedBy.map((f) => (
                   <li>
-                    <a href={tablePath(f.child!)}>
-                      <Visible text={f.child!} />
+                    <a href={tablePath(f.child)}>
+                      <Visible text={f.child} />
                     </a>
                     .<Visible text={f.from} /> → <Visible text={f.to ?? "(primary key)"} />
                   </li>
