@@ -5,7 +5,7 @@
  *   1. $COURIER_MESSENGER_AUTH_TOKEN            the token itself
  *   2. $COURIER_MESSENGER_AUTH_TOKEN_FILE       a file whose first line is the token
  *   3. $CREDENTIALS_DIRECTORY/messenger_auth_token   systemd's LoadCredential=messenger_auth_token:…
- *   4. messenger_auth_token_file (config)       a file, relative paths from the working directory
+ *   4. messenger_auth_token_file (config)       a file, relative paths from the config's directory
  *   5. messenger_auth_token (config)            the token itself
  *
  * An empty variable counts as unset. `validate` shows the source, never the token.
