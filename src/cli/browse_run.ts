@@ -39,7 +39,7 @@ async function defaultDatabase(
   ]);
   let settings;
   try {
-    settings = await loadSettings(configPathFrom(configFlag));
+    settings = await loadSettings(configPathFrom(configFlag), { token: false });
   } catch (error) {
     if (error instanceof ConfigError && error.missing) {
       const what = "no DATABASE given (courier browse FILE.db)";

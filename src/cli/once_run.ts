@@ -63,7 +63,8 @@ export async function run(argv: string[]): Promise<number> {
     summary: { type: "boolean" },
   });
   const { configPath, dryRun, concurrency, messengerApi, logLevel } = readRunFlags("once", values);
-  const settings = await loadSettings(configPath);
+  // A dry run sends nothing: it needs no token.
+  const settings = await loadSettings(configPath, { token: !dryRun });
   const feeds = selectFeeds("once", settings, values.feed ?? []);
   const progress = progressLine(feeds.length);
   const logger = stderrLogger(undefined, logLevel, progress);
