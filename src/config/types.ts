@@ -49,6 +49,8 @@ export interface Settings {
    * src/config/token.ts describes it. Absent: the config's messenger_auth_token.
    */
   tokenSource?: string;
+  /** What changes the token where it came from, for a token the messenger refuses. */
+  tokenFix?: string;
   /** The config's `messenger_auth_token_file`, absolute; null when not set. */
   tokenFile?: string | null;
   /** Things worth a warning that do not stop the config (a token file others can read). */

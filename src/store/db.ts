@@ -134,7 +134,11 @@ export class Store {
       }
     } else {
       await Deno.mkdir(dbDir, { recursive: true }).catch((error) => {
-        throw new StoreError(`cannot create database directory ${dbDir}: ${error.message}`);
+        throw new StoreError(
+          `cannot create database directory ${dbDir}: ${error.message}`,
+          null,
+          2,
+        );
       });
     }
     let client: Database;

@@ -61,11 +61,11 @@ export function describeFailure(error: unknown): string {
  */
 export class StoreError extends Error {
   override name = "StoreError";
-  readonly exitCode = 1;
   /** SQLite's result code when SQLite failed ("SQLITE_FULL"), else null. */
   readonly code: string | null;
 
-  constructor(message: string, code: string | null = null) {
+  /** 1, a failed run; 2 for what the config or the host must fix (a directory not creatable). */
+  constructor(message: string, code: string | null = null, readonly exitCode: 1 | 2 = 1) {
     super(message);
     this.code = code;
   }
