@@ -73,6 +73,7 @@ function feedSettings(feed: RawFeed, defaults: Defaults): FeedSettings {
     proxy: proxyOf(feed.proxy, globalProxy),
     linkText: feed.title ?? "Link",
     firstTimeLimit: effectiveLimit(feed.first_time_limit, topLimit),
+    firstTimeLimitFrom: feed.first_time_limit ? "feed" : "top",
     filter: feed.filter === undefined ? defaults.filter : compileFilter(feed.filter),
     silent: feed.silent ?? defaults.silent,
     topic: feed.topic ?? null,
