@@ -391,11 +391,23 @@ export class BotApi implements Outbox {
  * when the topic is what is missing it says where to look.
  */
 function chatProblem(chat: string, message: Message, status: number, description: string) {
-  if (message.topic === undefined) return `chat ${chat}: ${status} ${description}`;
+  if (message.topic === undefined) {
+    return `chat ${chat}: ${status} ${description}${notFoundHint(chat, description)}`;
+  }
   const hint = /thread not found|TOPIC_(?:DELETED|CLOSED|ID_INVALID)/i.test(description)
     ? `; the chat has no open forum topic ${message.topic}: check the feed's topic`
     : "";
   return `chat ${chat} topic ${message.topic}: ${status} ${description}${hint}`;
+}
+
+/** What to check when the Bot API knows no such chat: the usual set-up mistakes. */
+function notFoundHint(chat: string, description: string): string {
+  if (!/chat not found/i.test(description)) return "";
+  return chat.startsWith("@")
+    ? "; check that the bot is an administrator of the channel and that the name is spelt as " +
+      "in its t.me link (a private channel has no name: use its -100... id)"
+    : "; check that the bot is an administrator of the chat and the id (a channel's starts " +
+      "with -100)";
 }
 
 /** The Bot API's answer, or null for anything else (an HTML error page, a non-JSON body). */

@@ -266,7 +266,15 @@ Deno.test("once: chat not found fails that feed only; its entries go on the next
     assert.equal(r.code, 1);
     assert.match(
       r.stdout,
-      /^lost\s+2\s+2\s+0\s+2\s+chat @lost_chan: 400 Bad Request: chat not found$/m,
+      /^lost\s+2\s+2\s+0\s+2\s+chat @lost_chan: 400 Bad Request: chat not found; check that /m,
+    );
+    // What to check, in the feed's error: the usual set-up mistakes.
+    assert.ok(
+      r.stdout.includes(
+        "chat not found; check that the bot is an administrator of the channel and that the " +
+          "name is spelt as in its t.me link (a private channel has no name: use its -100... id)",
+      ),
+      r.stdout,
     );
     assert.deepEqual(bolds(env.bot, "@fine_chan"), ["Post f1"]);
     assert.equal((await env.once()).code, 0);
