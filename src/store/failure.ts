@@ -74,5 +74,18 @@ export class StoreError extends Error {
 /** A failure of `step` ("record a sent message") on the database at `path`. */
 export function storeFailure(step: string, path: string, error: unknown): StoreError {
   if (error instanceof StoreError) return error;
+  const unreachable = unreachableServer(path, error);
+  if (unreachable !== null) return new StoreError(unreachable);
   return new StoreError(`cannot ${step} in ${path}: ${describeFailure(error)}`, sqliteCode(error));
+}
+
+/**
+ * "cannot reach the libSQL server at URL: connection refused" for a server that could not be
+ * reached at all (remote.ts), whatever the step: the server is what to look at. Else null.
+ */
+export function unreachableServer(shown: string, error: unknown): string | null {
+  const reason = (error as { unreachable?: unknown } | null)?.unreachable;
+  return typeof reason === "string"
+    ? `cannot reach the libSQL server at ${shown}: ${reason}`
+    : null;
 }
