@@ -6,7 +6,7 @@ import { runOnce } from "../forward/once.ts";
 import { Runtime } from "../forward/runtime.ts";
 import { selectFeeds } from "../forward/select_feeds.ts";
 import { formatProgress, formatSummary, summaryWanted } from "../forward/summary.ts";
-import { stderrLogger } from "../log/logger.ts";
+import { errorLine, stderrLogger } from "../log/logger.ts";
 import { parseCommandArgs } from "./args.ts";
 import { readRunFlags, RUN_OPTIONS } from "./run_flags.ts";
 import { EXIT_CODE, onStopSignals, type StopSignal } from "./signals.ts";
@@ -111,7 +111,7 @@ export async function run(argv: string[]): Promise<number> {
           (dryRun ? "\n(dry run: nothing was sent or recorded)\n" : "\n"),
       );
     }
-    if (summary.fatal !== null) console.error(`courier once: ${summary.fatal}`);
+    if (summary.fatal !== null) console.error(errorLine(`courier once: ${summary.fatal}`));
     if (stoppedBy !== null) return EXIT_CODE[stoppedBy];
     return summary.results.every((r) => r.error === null) ? 0 : 1;
   } finally {

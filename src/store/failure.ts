@@ -74,8 +74,6 @@ export class StoreError extends Error {
 /** A failure of `step` ("record a sent message") on the database at `path`. */
 export function storeFailure(step: string, path: string, error: unknown): StoreError {
   if (error instanceof StoreError) return error;
-  const unreachable = unreachableServer(path, error);
-  if (unreachable !== null) return new StoreError(unreachable);
   return new StoreError(`cannot ${step} in ${path}: ${describeFailure(error)}`, sqliteCode(error));
 }
 
