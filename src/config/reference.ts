@@ -11,9 +11,9 @@ import { FEED_FIELDS, type Field, FILTER_TABLE, TOP_FIELDS } from "./fields.ts";
 
 function section(heading: string, intro: string, fields: Record<string, Field>): string {
   const entries = Object.entries(fields).map(([key, f]) =>
-    `### \`${key}\`\n\n${f.required ? "**Required.**" : `Optional. Default: ${f.default}.`}\n\n${
-      f.description
-    }`
+    `### \`${key}\`\n\n${
+      f.required ? "**Required.**" : `Optional. Default: ${f.default}.`
+    }\n\n${f.description}`
   );
   return [`## ${heading}`, intro, ...entries].join("\n\n");
 }
