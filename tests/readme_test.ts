@@ -9,6 +9,7 @@
 import { bounded, type Deadline } from "./support/deadline.ts";
 import { assert, assertEquals } from "./support/assert.ts";
 import { startFakeBotApi } from "./support/fake_bot_api.ts";
+import { emulatorProcess } from "./support/telegram_emulator.ts";
 import { postItems, startFeedServer } from "./support/once_feeds.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -154,22 +155,7 @@ Deno.test(
   "README quick start: the second opinion, npm's telegram-test-api, stores the same 3 posts",
   bounded(60_000, async (deadline) => {
     const qs = quickStart();
-    const dir = new URL("./support/telegram_test_api/", import.meta.url).pathname;
-    const emulator = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--no-config",
-        `--lock=${dir}deno.lock`,
-        "--frozen",
-        "--allow-all",
-        "--quiet",
-        `${dir}serve.ts`,
-      ],
-      env: { NO_COLOR: "1" },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const emulator = emulatorProcess("serve.ts", "piped");
     const lines = lineReader(emulator.stdout);
     const feeds = startFeedServer();
     let home = "";
