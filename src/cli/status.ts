@@ -21,7 +21,7 @@ colours and with the full error.
 
 Options:
   -c, --config FILE  config file (default: $COURIER_CONFIG, else ./config.yml)
-  --json             print one JSON document: an array with one object per feed (docs/commands.md)
+  --json             print one JSON document: an array with one object per feed (see README)
 
 Exit codes: 0 reported (even if feeds have failed), 1 the state could not be read, 2 usage
 or config error, or a database written by a newer courier.`,
