@@ -50,8 +50,9 @@ Deno.test("README: placeholders are named once, each in one shell variable", () 
     const assignments = [...readme.matchAll(new RegExp(`^${name}=`, "gm"))];
     assertEquals(assignments.length, 1, `${name}= assigned once`);
   }
-  assert(!/OWNER|your-token'.*your-token/.test(readme.replace(/^TOKEN=.*$/m, "")), "no OWNER");
-  assert(!readme.replace(/^TOKEN=.*$/m, "").includes("123456789:AAH-your-token"));
+  assert(!readme.includes("OWNER"), "no OWNER placeholder");
+  // The example token is written once, where TOKEN is set; every command uses $TOKEN.
+  assertEquals(readme.split("123456789:AAH-your-token").length, 2);
 });
 
 interface QuickStart {
