@@ -5,6 +5,8 @@ import { assertEquals } from "../support/assert.ts";
 async function formatted(markdown: string): Promise<string> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["fmt", "--ext=md", "-"],
+    // deno.json's fmt options (lineWidth 100) apply, wherever the test is run from.
+    cwd: new URL("../../", import.meta.url).pathname,
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
