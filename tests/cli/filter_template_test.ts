@@ -299,7 +299,7 @@ Deno.test("filter: an expression is shown as written, escaped once by logfmt, in
     });
     const validate = await env.run("validate");
     assert.equal(validate.code, 0, validate.stderr);
-    assert.match(validate.stdout, /^  exclude +"\/\^ad\\b\/i"$/m);
+    assert.match(validate.stdout, /^ {2}exclude +"\/\^ad\\b\/i"$/m);
     const once = await env.run("once", "--log-level", "debug");
     assert.equal(once.code, 0, once.stderr);
     // logfmt escapes the quotes and the backslash once: \" and \\.
