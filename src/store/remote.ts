@@ -7,7 +7,7 @@
  * Each `execute` is one round trip, each `batch` one round trip holding a whole transaction;
  * the store is written to need few of either per run (docs/several-machines.md, "Costs").
  */
-import { describeNetworkFailure } from "../net/failure.ts";
+import { describeNetworkFailure, isUnreachable } from "../net/failure.ts";
 import type { InStatement, ResultSet, SqlClient } from "./sql.ts";
 
 /** The server could not be reached or answered with something other than SQLite's words. */
@@ -18,11 +18,6 @@ export class RemoteError extends Error {
    * when it answered. failure.ts names the server with it.
    */
   unreachable: string | null = null;
-}
-
-/** A failure of the transport itself: fetch's, or the WebSocket's. */
-function isTransportFailure(e: { code?: unknown; message?: unknown }): boolean {
-  return e?.code === "HRANA_WEBSOCKET_ERROR" || /^fetch failed/i.test(String(e?.message ?? ""));
 }
 
 /**
@@ -38,7 +33,7 @@ function remoteError(error: unknown, secret: string | undefined): unknown {
     Object.assign(out, { code: e.code, extendedCode: e.code });
     return out;
   }
-  if (isTransportFailure(e)) {
+  if (isUnreachable(error)) {
     const reason = hide(describeNetworkFailure(error).reason);
     const out = new RemoteError(`cannot reach the libSQL server: ${reason}`);
     out.unreachable = reason;

@@ -1,5 +1,5 @@
 import { createClient, type InArgs } from "@libsql/client/web";
-import { describeNetworkFailure } from "../../net/failure.ts";
+import { describeNetworkFailure, isUnreachable } from "../../net/failure.ts";
 import { redactUrl } from "../../log/secret.ts";
 import { type Db, DbError, type Params, RefusedError } from "./db.ts";
 import { pragmaRefusal, WRITE_REFUSED } from "./rules.ts";
@@ -55,7 +55,7 @@ export const UNREACHABLE = "UNREACHABLE";
 function wrap(error: unknown, shown: string): DbError {
   const e = error as { message?: string; code?: string };
   // fetch's or the WebSocket's own failure: the server, not the query, is what is wrong.
-  if (e?.code === "HRANA_WEBSOCKET_ERROR" || /^fetch failed/i.test(e?.message ?? "")) {
+  if (isUnreachable(error)) {
     const reason = describeNetworkFailure(error).reason;
     return new DbError(`cannot reach the libSQL server at ${shown}: ${reason}`, UNREACHABLE);
   }
