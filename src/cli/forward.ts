@@ -27,8 +27,9 @@ Options:
                          time limit of one feed request, body included (default 30)
   --grace SECONDS        on SIGINT/SIGTERM, how long runs under way may take to finish
                          (default ${DEFAULT_GRACE_S})
-  --metrics ADDR         serve GET /healthz and GET /metrics (Prometheus) on ADDR, e.g.
-                         127.0.0.1:9464 or :9464 (loopback); off by default
+  --metrics ADDR         serve GET /healthz, /readyz and /metrics (Prometheus) on ADDR:
+                         127.0.0.1:9464 for this machine only; a bare :9464 binds every
+                         interface, as Prometheus exporters do; off by default
   --messenger-api URL    Bot API base URL (default: $COURIER_MESSENGER_API, else
                          ${DEFAULT_MESSENGER_API})
   --log-level LEVEL      debug, info, warn or error (default: $COURIER_LOG_LEVEL, else info);
@@ -46,8 +47,9 @@ Signals:
                          A second one exits at once (130/143); nothing sent is lost.
 
 Exit codes: 0 stopped by a signal after a clean shutdown, 1 could not start (another courier
-holds the data directory, the metrics address is taken), 2 usage or config error, 130/143 a
-second SIGINT/SIGTERM.`,
+holds the data directory, the metrics address is taken), 2 usage or config error or a data
+directory that cannot be created (not restarted by the shipped unit), 130/143 a second
+SIGINT/SIGTERM.`,
   // The implementation (and its dependencies) is loaded only when this command runs.
   run: async (argv) => (await import("./forward_run.ts")).run(argv),
 };

@@ -5,13 +5,19 @@
  * `once` and `forward` on a local file still start without it (sqlite.ts says why that counts).
  *
  * Each `execute` is one round trip, each `batch` one round trip holding a whole transaction;
- * the store is written to need few of either per run (README, "Several machines").
+ * the store is written to need few of either per run (docs/several-machines.md, "Costs").
  */
+import { describeNetworkFailure, isUnreachable } from "../net/failure.ts";
 import type { InStatement, ResultSet, SqlClient } from "./sql.ts";
 
 /** The server could not be reached or answered with something other than SQLite's words. */
 export class RemoteError extends Error {
   override name = "RemoteError";
+  /**
+   * Why the server could not be reached at all ("connection refused"), in a user's words; null
+   * when it answered. failure.ts names the server with it.
+   */
+  unreachable: string | null = null;
 }
 
 /**
@@ -25,6 +31,12 @@ function remoteError(error: unknown, secret: string | undefined): unknown {
   if (typeof e?.code === "string" && e.code.startsWith("SQLITE_")) {
     const out = new RemoteError(hide(String(e.message ?? e.code)));
     Object.assign(out, { code: e.code, extendedCode: e.code });
+    return out;
+  }
+  if (isUnreachable(error)) {
+    const reason = hide(describeNetworkFailure(error).reason);
+    const out = new RemoteError(`cannot reach the libSQL server: ${reason}`);
+    out.unreachable = reason;
     return out;
   }
   const message = String(e?.message ?? error).split("\n")[0];
