@@ -98,6 +98,19 @@ export interface FeedRunContext {
    * Asked before the run and before each send; without it the feed fails, nothing sent.
    */
   holds?: (channel: string) => boolean;
+  /**
+   * With state shared by several processes, fencing: until when this process may send to a
+   * channel (the lease's trust, on the clock the outbox uses), asked by the outbox right before
+   * each request; `distrust` stops every send until the lease is renewed, after a send the
+   * state could not record.
+   */
+  fence?: ChannelFence;
+}
+
+/** See FeedRunContext.fence; src/forward/leases.ts gives it. */
+export interface ChannelFence {
+  until(channel: string): number;
+  distrust(): void;
 }
 
 /**
@@ -314,8 +327,10 @@ async function deliver(
     // process may hold the channel now, so nothing more goes out from here.
     if (ctx.holds && !ctx.holds(feed.channel)) throw new Error(leaseMissing(feed.channel));
     const message = messageFor(feed, entry);
+    const fence = ctx.fence;
+    const until = fence && (() => fence.until(feed.channel));
     const send = (m: Message) =>
-      ctx.outbox.send(chat, m, ctx.signal, { maxWaitMs: ctx.maxMessengerWaitMs });
+      ctx.outbox.send(chat, m, ctx.signal, { maxWaitMs: ctx.maxMessengerWaitMs, until });
     let sent;
     try {
       sent = await send(message);
@@ -354,7 +369,10 @@ async function deliver(
     try {
       await ctx.state.markSent(feed.name, entry, sent.chat, sent.messageId, ctx.now());
     } catch (error) {
-      // Not marked sent, so the next run sends it again: the one duplicate to expect.
+      // Not marked sent, so the next run, here or in the process that takes the channel,
+      // sends it again: the one duplicate to expect. No more go out until the database is
+      // reached again, or each would be another.
+      ctx.fence?.distrust();
       throw new NotRecorded(`${messageOf(error)}; 1 message may be sent again`);
     }
   }

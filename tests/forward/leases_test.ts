@@ -43,7 +43,7 @@ async function twoProcesses() {
   const clock = new ManualClock(Date.UTC(2025, 0, 1));
   const { logger } = memoryLogger();
   const open = async (holder: string) => {
-    const store = (await Store.open(dir))!;
+    const store = (await Store.open(dir, { clock }))!;
     const leases = new Leases({ store, clock, logger, holder, ttlMs: TTL });
     leases.setChannels(["@a", "@b"]);
     return { store, leases };
