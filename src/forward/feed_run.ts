@@ -109,7 +109,8 @@ export interface FeedRunContext {
 
 /** See FeedRunContext.fence; src/forward/leases.ts gives it. */
 export interface ChannelFence {
-  until(channel: string): number;
+  /** Until when (monotonic ms) this run may send to `channel`: its lease as held now. */
+  tenure(channel: string): () => number;
   distrust(): void;
 }
 
@@ -150,6 +151,8 @@ export async function runFeed(
   };
   let validators: Map<string, Validators> | undefined;
   let seen: string[] | undefined;
+  // Taken before the plan: what it finds unsent is sent only under the lease it was found in.
+  const until = ctx.fence?.tenure(feed.channel);
   if (ctx.holds && !ctx.holds(feed.channel)) {
     turn.done();
     result.error = leaseMissing(feed.channel);
@@ -180,7 +183,7 @@ export async function runFeed(
     if (toSend.length > 0) {
       try {
         await abortable(turn.ready, ctx.signal);
-        await deliver(feed, toSend, result, ctx);
+        await deliver(feed, toSend, result, ctx, until);
       } catch (error) {
         // A 401 met by this feed, not one that stopped the run before this feed got to send.
         const fatal = error instanceof MessengerFatalError && error !== ctx.signal.reason;
@@ -318,6 +321,7 @@ async function deliver(
   entries: Entry[],
   result: FeedResult,
   ctx: FeedRunContext,
+  until: (() => number) | undefined,
 ) {
   let chat = ctx.chatFor(feed.channel);
   const delivery = deliveryOf(feed);
@@ -327,8 +331,6 @@ async function deliver(
     // process may hold the channel now, so nothing more goes out from here.
     if (ctx.holds && !ctx.holds(feed.channel)) throw new Error(leaseMissing(feed.channel));
     const message = messageFor(feed, entry);
-    const fence = ctx.fence;
-    const until = fence && (() => fence.until(feed.channel));
     const send = (m: Message) =>
       ctx.outbox.send(chat, m, ctx.signal, { maxWaitMs: ctx.maxMessengerWaitMs, until });
     let sent;

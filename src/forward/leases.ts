@@ -88,6 +88,8 @@ export class Leases {
   readonly #held = new Map<string, number>();
   /** Set by `distrust`: nothing is trusted until the next step reaches the database. */
   #distrusted = false;
+  /** Channel → how many times this process has taken it: one holding of it, its tenure. */
+  readonly #tenures = new Map<string, number>();
   #wanted: string[] = [];
   #holders = 1;
   #timer: TimerId | undefined;
@@ -127,6 +129,16 @@ export class Leases {
   until(channel: string): number {
     if (this.#distrusted) return -Infinity;
     return this.#held.get(channel) ?? -Infinity;
+  }
+
+  /**
+   * `until` for the lease as held now, for a run that starts now: once the lease is lost, the
+   * run's sends stay refused even if the channel is taken back meanwhile, since what the run
+   * planned to send may have been sent by the process that held it in between.
+   */
+  tenure(channel: string): () => number {
+    const tenure = this.#tenures.get(channel);
+    return () => this.#tenures.get(channel) === tenure ? this.until(channel) : -Infinity;
   }
 
   /**
@@ -209,6 +221,7 @@ export class Leases {
     for (const channel of plan.release) this.#held.delete(channel);
     this.#lose(plan.renew.filter((c) => !nowHeld.has(c)), "another process holds the lease");
     const taken = holding.held.filter((c) => !this.#held.has(c));
+    for (const channel of taken) this.#tenures.set(channel, (this.#tenures.get(channel) ?? 0) + 1);
     this.#held.clear();
     for (const channel of holding.held) this.#held.set(channel, until);
     if (plan.release.length > 0) {
