@@ -16,7 +16,7 @@
 import assert from "node:assert/strict";
 import { stringify } from "yaml";
 import { type FakeMessage, startFakeBotApi } from "../support/fake_bot_api.ts";
-import { faketimeMissing } from "../support/faketime.ts";
+import { faketimeMissing, skewedClockEnv } from "../support/faketime.ts";
 import { type ForwardProcess, startForward } from "../support/forward_process.ts";
 import { hranaMissing, startHrana } from "../support/hrana_server.ts";
 import { type FeedItem, postItems, startFeedServer } from "../support/once_feeds.ts";
@@ -29,18 +29,7 @@ const TOKEN = "123456:TEST-token_abc";
 const TTL_S = 3;
 const missing = hranaMissing() ?? faketimeMissing();
 
-/** libfaketime with the clocks `offset` off the machine's (e.g. "+90s", "-10s"). */
-function offsetClockEnv(offset: string): Record<string, string> {
-  const triplet = Deno.build.arch === "aarch64" ? "aarch64-linux-gnu" : "x86_64-linux-gnu";
-  return {
-    LD_PRELOAD: `/usr/lib/${triplet}/faketime/libfaketimeMT.so.1`,
-    FAKETIME: offset,
-    // Only the wall clock: the monotonic one (leases' trust, timers) stays the machine's.
-    DONT_FAKE_MONOTONIC: "1",
-  };
-}
-
-async function world(deadline: Deadline) {
+async function world(deadline: Deadline, feedA = ["a1", "a2", "a3"]) {
   const dir = await Deno.makeTempDir();
   const server = await startHrana(`${dir}/server.db`);
   const relay = startTcpRelay(server.port);
@@ -62,17 +51,16 @@ async function world(deadline: Deadline) {
     published.set(feed, ids);
     feeds.set(`/${feed}.xml`, postItems(ids) as FeedItem[]);
   };
-  publish("a", ["a1", "a2", "a3"]);
+  publish("a", feedA);
   publish("b", ["b1", "b2", "b3"]);
   const configOf = async (name: string, dbUrl: string) => {
     const path = `${dir}/${name}.yml`;
-    await Deno.mkdir(`${dir}/${name}`);
     await Deno.writeTextFile(
       path,
       stringify({
         messenger_auth_token: TOKEN,
         db_url: dbUrl,
-        data_dir: `${dir}/${name}`,
+        data_dir: `${dir}/${name === "status" ? "b" : name}`,
         feeds: ["a", "b"].map((n) => ({
           name: n,
           channel: `@chan_${n}`,
@@ -90,6 +78,7 @@ async function world(deadline: Deadline) {
     options: { viaRelay?: boolean; env?: Record<string, string> } = {},
   ) => {
     const config = await configOf(name, options.viaRelay ? relay.url : server.url);
+    await Deno.mkdir(`${dir}/${name}`);
     const p = startForward(["-c", config, "--grace", "5"], {
       COURIER_MESSENGER_API: bot.url,
       COURIER_LEASE_TTL: String(TTL_S),
@@ -138,9 +127,18 @@ async function world(deadline: Deadline) {
     await server.stop();
     await Deno.remove(dir, { recursive: true });
   };
+  /** `courier status --json` (this machine's clock): each feed's lease as the server sees it. */
+  const leases = async () => {
+    const status = await runCli(["status", "--json", "-c", await configOf("status", server.url)]);
+    assert.equal(status.code, 0, status.stderr);
+    const now = Date.now();
+    return (JSON.parse(status.stdout) as { lease: { holder: string; expires_at: string } }[])
+      .map((f) => ({ holder: f.lease?.holder, inMs: Date.parse(f.lease?.expires_at) - now }));
+  };
   return {
     dir,
     server,
+    leases,
     relay,
     bot,
     publish,
@@ -225,6 +223,69 @@ Deno.test({
         1,
         "the outage is logged once",
       );
+      w.checkDelivery();
+    } finally {
+      await w.close();
+    }
+  }),
+});
+
+for (const offset of ["+90", "-90"]) {
+  Deno.test({
+    name:
+      `the database's clock decides: a process whose clock is ${offset} s off neither steals nor hoards`,
+    ignore: missing !== null,
+    fn: bounded(45_000, async (deadline) => {
+      const w = await world(deadline);
+      try {
+        const b = await w.start("b");
+        await w.posted("Post a3");
+        await w.posted("Post b3");
+        w.publish("b", ["b1", "b2", "b3", "b4", "b5", "b6"]);
+        const a = await w.start("a", { env: skewedClockEnv(offset) });
+        await w.until(a, "channels=@chan_b");
+        await w.posted("Post b6");
+        // Over several renewals (each status a process of its own, a second or so), each
+        // keeps its channel, and the server says each lease ends within the TTL from now.
+        for (let i = 0; i < 3; i++) {
+          const leases = await w.leases();
+          assert.equal(new Set(leases.map((l) => l.holder)).size, 2, JSON.stringify(leases));
+          for (const { inMs } of leases) {
+            assert.ok(inMs > 0 && inMs <= TTL_S * 1000 + 1_000, `a lease ends in ${inMs} ms`);
+          }
+        }
+        assert.ok(!b.log.includes("leases lost") && !a.log.includes("leases lost"), a.log);
+        w.checkDelivery();
+      } finally {
+        await w.close();
+      }
+    }),
+  });
+}
+
+Deno.test({
+  name: "limits across a handover: a channel's 20 from a process 10 s behind, then SIGTERM",
+  ignore: missing !== null,
+  fn: bounded(90_000, async (deadline) => {
+    const twenty = Array.from({ length: 20 }, (_, i) => `a${i + 1}`);
+    const w = await world(deadline, twenty);
+    try {
+      const a = await w.start("a", { env: skewedClockEnv("-10") });
+      await w.posted("Post a20");
+      await w.posted("Post b3");
+      const b = await w.start("b");
+      await w.until(b, "channels=@chan_b");
+      assert.equal(w.leaseHolders().size, 2, "each process holds a channel");
+      // A new entry on A's channel, and A stops: B takes the channel over at once and must
+      // wait out the minute of A's 20, counted by the server's clock, not A's.
+      w.publish("a", [...twenty, "a21"]);
+      const stopped = await a.stop();
+      assert.equal(stopped.code, 0, stopped.log);
+      await w.until(b, "channels=@chan_a");
+      await w.posted("Post a21");
+      assert.equal(w.bot.throttled, 0, "the fake never had to refuse a message");
+      const times = w.bot.messages("@chan_a").map((m) => m.at);
+      assert.ok(times[20] - times[0] >= 60_000, `${times[20] - times[0]} ms from 1st to 21st`);
       w.checkDelivery();
     } finally {
       await w.close();
