@@ -265,6 +265,9 @@ export class Runtime {
         // The first step before any run: a feed runs only under its channel's lease.
         await leases.refresh();
         logger.info("leases", { holder: leases.holder, channels: leases.held });
+        // `once` renews for as long as its run lasts (a paced channel takes minutes): its sends
+        // are fenced by the lease like forward's; forward's loop starts the renewals itself.
+        if (options.leaseAll) leases.start();
       }
       runtime.#messengerKey = messengerKey(settings);
       return runtime;
