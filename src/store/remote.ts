@@ -5,7 +5,7 @@
  * `once` and `forward` on a local file still start without it (sqlite.ts says why that counts).
  *
  * Each `execute` is one round trip, each `batch` one round trip holding a whole transaction;
- * the store is written to need few of either per run (README, "Several machines").
+ * the store is written to need few of either per run (docs/several-machines.md, "Costs").
  */
 import type { InStatement, ResultSet, SqlClient } from "./sql.ts";
 
@@ -40,20 +40,15 @@ function remoteError(error: unknown, secret: string | undefined): unknown {
 export const REQUEST_TIMEOUT_MS = 10_000;
 
 /**
- * `call`, or a RemoteError once `ms` passed without its answer. The request itself cannot be
+ * `call`, or a failure once `ms` passed without its answer. The request itself cannot be
  * taken back: a write may still land later, which every write of the store allows (a late
  * lease renewal is one the process no longer trusts, a late record is the truth).
  */
 function withDeadline<T>(call: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new RemoteError(`the server is unreachable or failed (no answer within ${ms / 1000} s)`),
-        ),
-      ms,
-    );
+    // Worded as the client's own failures are: remoteError gives it the store's words.
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
   });
   call.catch(() => {});
   return Promise.race([call, late]).finally(() => clearTimeout(timer));

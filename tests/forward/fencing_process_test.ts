@@ -213,6 +213,7 @@ Deno.test({
       // the database requests' deadline, not when the kernel gives up.
       await w.until(a, "no longer holds the channel's lease");
       await w.until(a, "cannot renew the channels' leases");
+      assert.match(a.log, /cannot renew the channels' leases" error=".*no answer within 10 s/);
       w.relay.refuse();
       // Refused for longer than the TTL: A's renewal attempts, one every 1.5 s.
       await deadline.within("A's attempts refused", w.relay.untilRefused(6));
