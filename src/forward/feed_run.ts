@@ -270,11 +270,15 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
         skipped,
       });
     } else if (skipped > 0) {
-      ctx.logger.info("first sighting: only the newest entries are sent", {
-        feed: feed.name,
-        sent: send.length,
-        skipped,
-      });
+      // Says which key to change: a first run that holds back more than expected is found here.
+      const key = feed.firstTimeLimitFrom === "feed"
+        ? `feed ${feed.name}'s first_time_limit`
+        : "the top-level first_time_limit";
+      ctx.logger.info(
+        `first sighting: ${unseen.length} entries, ${key} ${limit} sends the newest ` +
+          `${send.length}; the ${skipped} older are recorded as seen, never sent`,
+        { feed: feed.name, sent: send.length, skipped },
+      );
     }
   }
   // Recorded before anything is sent, as the first sighting is: whatever happens to this run,

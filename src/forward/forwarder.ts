@@ -232,7 +232,8 @@ export class Forwarder {
   #unauthorized(feed: FeedSettings, error: MessengerFatalError): void {
     if (this.#policy === "continue") {
       // Every attempt says it: the loop goes on, and only the user can fix the token.
-      this.#options.logger.error("messenger refused the bot; fix the token and reload", {
+      // The error says where the token came from and what changes it (a reload may not).
+      this.#options.logger.error("messenger refused the bot token", {
         feed: feed.name,
         error: error.message,
       });

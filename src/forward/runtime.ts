@@ -222,6 +222,9 @@ export class Runtime {
         new BotApi({
           baseUrl: options.messengerApi,
           token: current.token,
+          tokenOrigin: current.tokenFix === undefined
+            ? undefined
+            : { source: current.tokenSource ?? "config", fix: current.tokenFix },
           client: proxies.get(current.messengerProxy),
           pacer,
           circuit,

@@ -54,6 +54,11 @@ export interface BotApiOptions {
   /** API base URL, e.g. https://api.telegram.org or a local Bot API server. */
   baseUrl: string;
   token: Secret;
+  /**
+   * Where the token came from and what changes it (src/config/token.ts), said when the
+   * messenger refuses it.
+   */
+  tokenOrigin?: { source: string; fix: string };
   /** HTTP client carrying the messenger proxy; default a direct connection. */
   client?: Deno.HttpClient;
   fetch?: typeof fetch;
@@ -319,7 +324,7 @@ export class BotApi implements Outbox {
     if (status === 401 || status === 404) {
       throw new MessengerFatalError(
         status === 401
-          ? `messenger rejected the bot token (401 ${description}); check messenger_auth_token`
+          ? this.#refusedToken(description)
           : `messenger API not found at ${this.#shownUrl} (404 ${description}); check the token and --messenger-api`,
       );
     }
@@ -327,6 +332,14 @@ export class BotApi implements Outbox {
       throw new MessageRefusedError(`chat ${chat}: ${status} ${description}`, chat, description);
     }
     throw new ChatError(chatProblem(chat, message, status, description), chat, status);
+  }
+
+  /** A 401: the token refused, where it came from and what changes it. */
+  #refusedToken(description: string): string {
+    const origin = this.#opts.tokenOrigin;
+    if (!origin) return `messenger rejected the bot token (401 ${description})`;
+    return `messenger rejected the bot token from ${origin.source} (401 ${description}); ` +
+      origin.fix;
   }
 
   /**
@@ -404,11 +417,23 @@ export class BotApi implements Outbox {
  * when the topic is what is missing it says where to look.
  */
 function chatProblem(chat: string, message: Message, status: number, description: string) {
-  if (message.topic === undefined) return `chat ${chat}: ${status} ${description}`;
+  if (message.topic === undefined) {
+    return `chat ${chat}: ${status} ${description}${notFoundHint(chat, description)}`;
+  }
   const hint = /thread not found|TOPIC_(?:DELETED|CLOSED|ID_INVALID)/i.test(description)
     ? `; the chat has no open forum topic ${message.topic}: check the feed's topic`
     : "";
   return `chat ${chat} topic ${message.topic}: ${status} ${description}${hint}`;
+}
+
+/** What to check when the Bot API knows no such chat: the usual set-up mistakes. */
+function notFoundHint(chat: string, description: string): string {
+  if (!/chat not found/i.test(description)) return "";
+  return chat.startsWith("@")
+    ? "; check that the bot is an administrator of the channel and that the name is spelt as " +
+      "in its t.me link (a private channel has no name: use its -100... id)"
+    : "; check that the bot is an administrator of the chat and the id (a channel's starts " +
+      "with -100)";
 }
 
 /** The Bot API's answer, or null for anything else (an HTML error page, a non-JSON body). */

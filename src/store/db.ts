@@ -8,7 +8,13 @@ import type { Entry } from "../feeds/entry.ts";
 import { type Clock, realClock, type TimerId } from "../time/clock.ts";
 import { GroupCommit } from "./commit.ts";
 import { EntriesTable } from "./entries.ts";
-import { describeFailure, sqliteCode, StoreError, storeFailure } from "./failure.ts";
+import {
+  describeFailure,
+  sqliteCode,
+  StoreError,
+  storeFailure,
+  unreachableServer,
+} from "./failure.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
 import { isNoOp, type RunRecord, RunsTable } from "./runs.ts";
 import { prune, type PruneCounts, type RetentionRules } from "./retention.ts";
@@ -144,7 +150,11 @@ export class Store {
       }
     } else {
       await Deno.mkdir(dbDir, { recursive: true }).catch((error) => {
-        throw new StoreError(`cannot create database directory ${dbDir}: ${error.message}`);
+        throw new StoreError(
+          `cannot create database directory ${dbDir}: ${error.message}`,
+          null,
+          2,
+        );
       });
     }
     let client: Database;
@@ -200,6 +210,9 @@ export class Store {
       }
     } catch (error) {
       client.close();
+      // Nothing was done yet: the server is what to look at, not the step.
+      const unreachable = unreachableServer(path, error);
+      if (unreachable !== null) throw new StoreError(unreachable);
       throw storeFailure(step, path, error);
     }
     return store;

@@ -7,11 +7,17 @@
  * Each `execute` is one round trip, each `batch` one round trip holding a whole transaction;
  * the store is written to need few of either per run (docs/several-machines.md, "Costs").
  */
+import { describeNetworkFailure, isUnreachable } from "../net/failure.ts";
 import type { InStatement, ResultSet, SqlClient } from "./sql.ts";
 
 /** The server could not be reached or answered with something other than SQLite's words. */
 export class RemoteError extends Error {
   override name = "RemoteError";
+  /**
+   * Why the server could not be reached at all ("connection refused"), in a user's words; null
+   * when it answered. failure.ts names the server with it.
+   */
+  unreachable: string | null = null;
 }
 
 /**
@@ -22,9 +28,16 @@ function remoteError(error: unknown, secret: string | undefined): unknown {
   const e = error as { code?: unknown; message?: unknown; cause?: unknown };
   const hide = (text: string) =>
     secret && secret.length >= 4 ? text.split(secret).join("[redacted]") : text;
+  if (error instanceof RemoteError) return error;
   if (typeof e?.code === "string" && e.code.startsWith("SQLITE_")) {
     const out = new RemoteError(hide(String(e.message ?? e.code)));
     Object.assign(out, { code: e.code, extendedCode: e.code });
+    return out;
+  }
+  if (isUnreachable(error)) {
+    const reason = hide(describeNetworkFailure(error).reason);
+    const out = new RemoteError(`cannot reach the libSQL server: ${reason}`);
+    out.unreachable = reason;
     return out;
   }
   const message = String(e?.message ?? error).split("\n")[0];
@@ -47,8 +60,13 @@ export const REQUEST_TIMEOUT_MS = 10_000;
 function withDeadline<T>(call: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    // Worded as the client's own failures are: remoteError gives it the store's words.
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
+    timer = setTimeout(() => {
+      // A server that does not answer is one that cannot be reached (failure.ts's words).
+      const reason = `no answer within ${ms / 1000} s`;
+      const error = new RemoteError(`cannot reach the libSQL server: ${reason}`);
+      error.unreachable = reason;
+      reject(error);
+    }, ms);
   });
   call.catch(() => {});
   return Promise.race([call, late]).finally(() => clearTimeout(timer));

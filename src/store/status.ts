@@ -5,7 +5,7 @@
  */
 import { Database } from "./sqlite.ts";
 import type { SqlClient } from "./sql.ts";
-import { describeFailure } from "./failure.ts";
+import { describeFailure, unreachableServer } from "./failure.ts";
 import { dbPath, describeLocation, type StateLocation } from "./location.ts";
 import { openRemote } from "./remote.ts";
 import { SCHEMA_VERSION } from "./migrations.ts";
@@ -113,6 +113,8 @@ export async function readFeedRecords(
     }
   } catch (error) {
     if (error instanceof StatusReadError) throw error;
+    const unreachable = unreachableServer(path, error);
+    if (unreachable !== null) throw new StatusReadError(unreachable, 1);
     throw new StatusReadError(`cannot read database ${path}: ${describeFailure(error)}`, 1);
   } finally {
     db.close();
