@@ -72,7 +72,10 @@ export async function run(argv: string[]): Promise<number> {
   const leaseOf = (channel: string) => {
     if (location.kind !== "remote") return undefined;
     const lease = records.leases?.get(channel);
-    return lease ? { holder: lease.holder, expiresAt: new Date(lease.expiresAt) } : null;
+    // The server's view of the expiry, placed on this machine's clock for display.
+    return lease
+      ? { holder: lease.holder, expiresAt: new Date(now.getTime() + lease.remainingMs) }
+      : null;
   };
   // Many feeds share a few schedules, and each Cron built costs ~50 us.
   const nextRuns = new Map<string, Date | null>();

@@ -11,6 +11,7 @@ import {
   MessageRefusedError,
   MessengerError,
   MessengerFatalError,
+  NotHeldError,
   RateLimitedError,
 } from "./errors.ts";
 import type { Message } from "./format.ts";
@@ -34,6 +35,13 @@ export interface SendOptions {
    * message or an earlier one) before giving up with a RateLimitedError; default no bound.
    */
   maxWaitMs?: number;
+  /**
+   * Fencing: until when (monotonic ms, the client's `now`) this process may send to the chat
+   * (its channel lease, src/forward/leases.ts). Asked right before every request, after the
+   * wait for a send slot and before each retry; a request is started only with at least
+   * `minRequestMs` left, and is cut when the time is up, so none is under way after it.
+   */
+  until?: () => number;
 }
 
 export interface Sent {
@@ -62,6 +70,8 @@ export interface BotApiOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Time limit of one request (default 30 s). */
   timeoutMs?: number;
+  /** The least time a send's `until` must leave for its request to start (default 1 s). */
+  minRequestMs?: number;
   /** Retries after a 5xx or a network error (default 5), waiting backoffMs, 2×, 4×… (≤ 60 s). */
   retries?: number;
   backoffMs?: number;
@@ -142,7 +152,21 @@ export class BotApi implements Outbox {
     let migrations = 0;
     for (;;) {
       const slot = await this.#waitForSlot(target, maxWaitMs, signal);
-      const outcome = await this.#post(target, message, signal);
+      // Fencing: asked now, not before the wait, which may have lasted a minute.
+      const left = (options.until?.() ?? Infinity) - this.#now();
+      if (left < (this.#opts.minRequestMs ?? 1_000)) {
+        this.#pacer.cancel(target, slot);
+        throw new NotHeldError(
+          `chat ${chat}: not sent: this process no longer holds the channel's lease (another ` +
+            "process may hold it, or the database could not be reached to renew it)",
+        );
+      }
+      const outcome = await this.#post(target, message, signal, left);
+      // Telegram counts a message when it arrives, which may be up to its answer: the slot is
+      // counted from then (a first request that sets up the connection arrives late).
+      if (!("retryAfterS" in outcome || "migrateTo" in outcome)) {
+        this.#pacer.settle(target, slot, this.#now());
+      }
       if (!("transient" in outcome)) this.#circuit.reset(target);
       if ("sent" in outcome) return outcome.sent;
       // Refused without being posted: the slot was not used.
@@ -223,7 +247,9 @@ export class BotApi implements Outbox {
   async #post(
     chat: string,
     message: Message,
-    signal?: AbortSignal,
+    signal: AbortSignal | undefined,
+    /** The time the fence leaves: the request is cut then. */
+    leftMs: number,
   ): Promise<
     { sent: Sent } | { retryAfterS: number } | { migrateTo: string } | { transient: string }
   > {
@@ -240,7 +266,7 @@ export class BotApi implements Outbox {
     // posted it, and only its answer lets the run mark it sent. Its own timeout bounds it;
     // the waits before it and between retries do end at once.
     if (signal?.aborted) throw signal.reason;
-    const timeoutMs = this.#opts.timeoutMs ?? 30_000;
+    const timeoutMs = Math.max(1, Math.floor(Math.min(this.#opts.timeoutMs ?? 30_000, leftMs)));
     const timeout = AbortSignal.timeout(timeoutMs);
     let response: Response;
     let answer: ApiAnswer | null = null;
