@@ -259,7 +259,9 @@ Deno.test("pages: a filtered, sorted view's CSV is sqlite3 -csv of its SQL, 100,
     WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 120000)
     INSERT INTO big (name, n, note)
       SELECT 'name' || (i % 977), CASE WHEN i % 11 = 0 THEN NULL ELSE i % 101 END,
-             CASE i % 4 WHEN 0 THEN 'a,b' WHEN 1 THEN 'say "hi"' WHEN 2 THEN 'line1' || char(10) || 'line2' ELSE NULL END
+             CASE i % 10 WHEN 0 THEN 'a,b' WHEN 1 THEN 'say "hi"' WHEN 2 THEN 'line1' || char(10) || 'line2'
+               WHEN 3 THEN NULL WHEN 4 THEN '' WHEN 5 THEN ' padded ' WHEN 6 THEN 'it''s ' || char(128578)
+               WHEN 7 THEN char(8238) || 'txt.exe' WHEN 8 THEN 'café' || char(9) || 'x' ELSE 'plain-%_' END
       FROM s;`);
   db.close();
   // A limit a busy machine cannot reach: this is about bytes, not time.
@@ -342,7 +344,7 @@ Deno.test("pages: hostile table and column names render as text and link correct
       assertEquals(structure.status, 200);
       assertEquals(all(structure.doc, isTag("script")).length, 1);
       const csv = await fetch(new URL(link(h, /CSV/), server.url));
-      assertEquals(await csv.text(), "__proto__,<b>\r\n<img src=x>,\r\nconstructor,7\r\n");
+      assertEquals(await csv.text(), '__proto__,<b>\r\n"<img src=x>",\r\nconstructor,7\r\n');
     }
     // x's row page counts the rows that reference it, per table, with links that list them.
     const xRow = await get(server, "/db/table/x/row?key=[7]");

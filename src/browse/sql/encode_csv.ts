@@ -6,11 +6,20 @@ function cellText(v: ApiValue): string {
   return String(v);
 }
 
+/**
+ * The characters for which SQLite's own shell (`sqlite3 -csv`) quotes a field: controls, space,
+ * `"`, `'`, `,`, DEL and everything past ASCII;
+ * a field of the other printable ASCII characters goes bare. Quoting as it does makes a download compare byte
+ * for byte with the shell's, and keeps a field's edges and an empty string (`""`, unlike NULL's
+ * nothing) through readers that trim or drop them.
+ */
+const PLAIN = /^[!#-&(-+\--~]+$/;
+
 /** One CSV record (RFC 4180), CRLF-terminated. */
 export function csvLine(values: ApiValue[]): string {
   return values.map((v) => {
     const s = cellText(v);
-    return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+    return v !== null && !PLAIN.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
   }).join(",") + "\r\n";
 }
 
