@@ -16,6 +16,7 @@ import {
   WorkerError,
 } from "./job.ts";
 import { type SpawnWorker, workerSpawner } from "./spawn.ts";
+import { isRemote } from "../sql/db_url.ts";
 import { realClock } from "../../time/clock.ts";
 import { type Deadline, Deadlines } from "../../time/deadlines.ts";
 
@@ -453,13 +454,18 @@ export class WorkerPool {
     // Only a request that cannot have written may run a second time.
     const rerunnable = !download &&
       (!this.options.config.write || req.op !== "query" || req.readOnly === true);
+    const selfStopping = isRemote(this.options.config.database);
     for (let again = false;; again = true) {
       const w = await this.#acquire(suspect, deadline, signal, again);
       w.deadline = deadline;
       this.#emit({ type: "run", pid: w.child.pid, suspect });
       this.#pump();
+      const sent: WorkerRequest = selfStopping
+        ? { ...req, timeLeftMs: deadline - performance.now(), limitMs: this.options.timeoutMs }
+        : req;
       try {
-        return await runJob(w, req, download, {
+        return await runJob(w, sent, download, {
+          selfStopping,
           limitMs: this.options.timeoutMs,
           deadline,
           maxAnswerBytes: this.#maxAnswer,

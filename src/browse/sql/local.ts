@@ -3,7 +3,7 @@ import { primaryCodeName } from "../../store/sqlite.ts";
 import { type Db, DbError, type Params, RefusedError } from "./db.ts";
 import { registerMath } from "./math.ts";
 import { C, refusal, REVIEWED_MODULES } from "./rules.ts";
-import { compilesQueryOnly } from "./sql_text.ts";
+import { compilesQueryOnly, explainPrefix, singleStatement } from "./sql_text.ts";
 
 /**
  * A local database file, through Deno's built-in SQLite (`node:sqlite`), the one engine for
@@ -156,34 +156,47 @@ interface Ready {
   v: unknown;
 }
 
+/** The rules' state on one connection, as its authorizer reads it. */
+interface Guard {
+  /** Whether the current statement may write: a --write server's POST. */
+  writing: boolean;
+  /** Set while courier runs its own statements (transaction control, a schema it copies). */
+  internal: boolean;
+  /** Why the authorizer refused the statement being prepared or run, if it did. */
+  refused: string | null;
+  /** The error to throw for what SQLite threw: the rules' refusal first. */
+  fail(error: unknown): Error;
+}
+
 /**
- * Opens `path` through node:sqlite, read-only unless `write`, with SQLite's defences on.
- * Throws a DbError when it cannot be opened, or when this SQLite build has a virtual-table
- * module the rules have not reviewed.
+ * Opens `path` (or `:memory:`) through node:sqlite with SQLite's defences on and the rules'
+ * authorizer installed: every connection that decides what a statement may do, a file's or the
+ * copy of a remote schema's (openRuleCheck), is set up here, the same way. Throws a DbError when
+ * it cannot be opened, or when this SQLite build has a virtual-table module the rules have not
+ * reviewed.
  */
-export function openLocal(path: string, write: boolean): Db {
+function openGuarded(path: string, readOnly: boolean): { db: NodeDatabase; g: Guard } {
   let db: NodeDatabase;
   try {
-    db = new DatabaseSync(path, { readOnly: !write }) as unknown as NodeDatabase;
+    db = new DatabaseSync(path, { readOnly }) as unknown as NodeDatabase;
   } catch (error) {
     throw new DbError((error as Error).message);
   }
-  /** Whether the current statement may write: a --write server's POST. */
-  let writing = false;
-  /** Set while courier runs its own transaction control (the request's read transaction). */
-  let internal = false;
-  /** Why the authorizer refused the statement being prepared or run, if it did. */
-  let refused: string | null = null;
-  const fail = (error: unknown): Error => {
-    if (refused !== null) return new RefusedError(refused);
-    const e = error as { message?: string; errcode?: number };
-    // trusted_schema = OFF refusing a function or module a view, trigger or stored expression
-    // of the file uses: a refusal like the authorizer's.
-    if (/^unsafe use of /.test(e?.message ?? "")) {
-      return new RefusedError(`${e.message}: not allowed`);
-    }
-    const code = typeof e?.errcode === "number" ? primaryCodeName(e.errcode) ?? "" : "";
-    return new DbError(e?.message ?? String(error), code);
+  const g: Guard = {
+    writing: false,
+    internal: false,
+    refused: null,
+    fail: (error: unknown): Error => {
+      if (g.refused !== null) return new RefusedError(g.refused);
+      const e = error as { message?: string; errcode?: number };
+      // trusted_schema = OFF refusing a function or module a view, trigger or stored expression
+      // of the file uses: a refusal like the authorizer's.
+      if (/^unsafe use of /.test(e?.message ?? "")) {
+        return new RefusedError(`${e.message}: not allowed`);
+      }
+      const code = typeof e?.errcode === "number" ? primaryCodeName(e.errcode) ?? "" : "";
+      return new DbError(e?.message ?? String(error), code);
+    },
   };
   try {
     db.enableDefensive(true);
@@ -200,16 +213,90 @@ export function openLocal(path: string, write: boolean): Db {
       }
     }
     db.setAuthorizer((action, a, b, schema) => {
-      if (internal) return C.SQLITE_OK;
-      const why = refusal(action, a, b, schema, writing);
+      if (g.internal) return C.SQLITE_OK;
+      const why = refusal(action, a, b, schema, g.writing);
       if (why === null) return C.SQLITE_OK;
-      refused ??= why;
+      g.refused ??= why;
       return C.SQLITE_DENY;
     });
   } catch (error) {
     db.close();
     throw error instanceof DbError ? error : new DbError((error as Error).message);
   }
+  return { db, g };
+}
+
+/** Decides what a statement sent to a remote database may do, by the rules of a local file. */
+export interface RuleCheck {
+  /**
+   * Makes the copy's schema the one these statements create (a remote database's
+   * `sqlite_schema.sql`, in order); a statement this build cannot run is left out.
+   */
+  load(statements: readonly string[]): void;
+  /**
+   * Prepares `sql` on the copy under the rules (`write`: a --write POST), without running it;
+   * throws RefusedError when the rules refuse it, DbError for SQLite's own error.
+   */
+  check(sql: string, write: boolean): void;
+  close(): void;
+}
+
+/**
+ * The rules for a remote database: its schema copied into an empty in-memory database that has
+ * the same defences and authorizer as a local file, where each statement is prepared (never
+ * run) before it is sent. So a remote database refuses what a local file refuses, with the same
+ * 403s and messages; what the remote server adds on top (its own rules, a read-only token)
+ * still applies there.
+ */
+export function openRuleCheck(): RuleCheck {
+  let { db, g } = openGuarded(":memory:", false);
+  return {
+    load(statements) {
+      db.close();
+      ({ db, g } = openGuarded(":memory:", false));
+      g.internal = true;
+      try {
+        for (const sql of statements) {
+          try {
+            db.exec(sql);
+          } catch { /* a module or shape this build lacks, or made already (shadow tables) */ }
+        }
+      } finally {
+        g.internal = false;
+      }
+    },
+    check(sql, write) {
+      g.refused = null;
+      g.writing = write;
+      try {
+        db.prepare(sql);
+      } catch (error) {
+        throw g.fail(error);
+      }
+      // VACUUM attaches its target only as it runs, where a local file's authorizer refuses it:
+      // preparing it shows nothing, so its keyword decides here.
+      const { tokens } = singleStatement(sql);
+      const head = tokens[explainPrefix(tokens).inner];
+      if (head?.kind === "word" && head.value.toUpperCase() === "VACUUM") {
+        throw new RefusedError(refusal(C.SQLITE_ATTACH, null, null, null, write)!);
+      }
+      // A refusal the statement's preparation survived (SQLite went on after a DENY).
+      if (g.refused !== null) throw new RefusedError(g.refused);
+    },
+    close() {
+      db.close();
+    },
+  };
+}
+
+/**
+ * Opens `path` through node:sqlite, read-only unless `write`, with SQLite's defences on.
+ * Throws a DbError when it cannot be opened, or when this SQLite build has a virtual-table
+ * module the rules have not reviewed.
+ */
+export function openLocal(path: string, write: boolean): Db {
+  const { db, g } = openGuarded(path, !write);
+  const fail = g.fail;
 
   const prepare = (sql: string): StatementSync => {
     try {
@@ -232,7 +319,7 @@ export function openLocal(path: string, write: boolean): Db {
   /** BEGIN and COMMIT, prepared once: preparing them for every request cost a point query. */
   const controls = new Map<string, StatementSync>();
   const control = (sql: string) => {
-    internal = true;
+    g.internal = true;
     try {
       let stmt = controls.get(sql);
       if (!stmt) controls.set(sql, stmt = db.prepare(sql));
@@ -240,7 +327,7 @@ export function openLocal(path: string, write: boolean): Db {
     } catch (error) {
       throw fail(error);
     } finally {
-      internal = false;
+      g.internal = false;
     }
   };
   const enter = () => {
@@ -318,7 +405,7 @@ export function openLocal(path: string, write: boolean): Db {
       }
       return stmt.all(...bindArgs(params));
     } catch (error) {
-      if ((error as { errcode?: number }).errcode === 18 && refused === null) return null;
+      if ((error as { errcode?: number }).errcode === 18 && g.refused === null) return null;
       throw fail(error);
     } finally {
       db.limits.length = LIMITS.length;
@@ -355,7 +442,7 @@ export function openLocal(path: string, write: boolean): Db {
     } finally {
       it?.return?.();
     }
-    if (refused !== null) throw new RefusedError(refused);
+    if (g.refused !== null) throw new RefusedError(g.refused);
     throw new StreamFailed();
   };
   /**
@@ -379,8 +466,9 @@ export function openLocal(path: string, write: boolean): Db {
     return stmt.all(...bindArgs(params));
   };
   const run: Db["run"] = (sql, params, options, onColumns, onRow, onRows) => {
-    refused = null;
-    writing = options.write;
+    g.refused = null;
+    g.writing = options.write;
+    const writing = g.writing;
     const limit = options.limit;
     // Only a query reads in the request's transaction: other statements run on their own.
     if (holding && (writing || !compilesQueryOnly(sql))) leave();
@@ -413,7 +501,7 @@ export function openLocal(path: string, write: boolean): Db {
         stmt = prepare(wrapped(sql, names.length, limit));
       } catch {
         // Not a statement a CTE can hold (a PRAGMA, an EXPLAIN, RETURNING): read as it is.
-        refused = null;
+        g.refused = null;
       }
     }
     if (!stmt) {

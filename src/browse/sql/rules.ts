@@ -22,14 +22,14 @@ function words(text: string): string[] {
 
 /** Scalar, aggregate and window functions of SQLite's core, JSON and full-text modules. */
 const FUNCTIONS = words(`
-  -> ->> abs avg bm25 changes char coalesce concat concat_ws count cume_dist current_date
+  -> ->> abs avg bm25 char coalesce concat concat_ws count cume_dist current_date
   current_time current_timestamp date datetime dense_rank first_value format fts5_get_locale
   fts5_insttoken fts5_locale glob group_concat hex highlight if ifnull iif instr julianday lag
-  last_insert_rowid last_value lead length like likelihood likely lower ltrim match matchinfo
+  last_value lead length like likelihood likely lower ltrim match matchinfo
   max min nth_value ntile nullif octet_length offsets percent_rank printf quote random
   randomblob rank replace round row_number rtrim sign snippet soundex sqlite_compileoption_get
   sqlite_compileoption_used sqlite_source_id sqlite_version strftime string_agg substr
-  substring subtype sum time timediff total total_changes trim typeof unhex unicode unistr
+  substring subtype sum time timediff total trim typeof unhex unicode unistr
   unistr_quote unixepoch unlikely upper zeroblob rtreecheck rtreedepth rtreenode json
   json_array json_array_insert json_array_length json_error_position json_extract
   json_group_array json_group_object json_insert json_object json_patch json_pretty json_quote
@@ -47,6 +47,14 @@ const ALTER_TABLE_FUNCTIONS = words(`
 `);
 
 const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set([...FUNCTIONS, ...ALTER_TABLE_FUNCTIONS]);
+
+/**
+ * The connection's counters: they tell one request what the last one did, whoever sent it
+ * (another client's insert id and row counts). A write's own counts come with its answer.
+ */
+const COUNTER_FUNCTIONS: ReadonlySet<string> = new Set(words(`
+  changes last_insert_rowid total_changes
+`));
 
 /**
  * PRAGMAs that only read, allowed without a value. Not `database_list` (it shows the server's
@@ -136,6 +144,10 @@ export function refusal(
       return null;
     case C.SQLITE_FUNCTION: {
       const name = (b ?? "").toLowerCase();
+      if (COUNTER_FUNCTIONS.has(name)) {
+        return `function ${name} is not allowed: it would show what an earlier request did ` +
+          "(a write's answer carries its rows_affected and last_insert_rowid)";
+      }
       return ALLOWED_FUNCTIONS.has(name) ? null : `function ${name} is not allowed`;
     }
     case C.SQLITE_PRAGMA:
