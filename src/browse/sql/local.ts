@@ -164,6 +164,10 @@ interface Guard {
   internal: boolean;
   /** Why the authorizer refused the statement being prepared or run, if it did. */
   refused: string | null;
+  /** The shadow tables of the schema's virtual tables (see refusal in rules.ts). */
+  shadows: ReadonlySet<string>;
+  /** Reads the shadow tables again (after a schema change). */
+  findShadows(): void;
   /** The error to throw for what SQLite threw: the rules' refusal first. */
   fail(error: unknown): Error;
 }
@@ -186,6 +190,19 @@ function openGuarded(path: string, readOnly: boolean): { db: NodeDatabase; g: Gu
     writing: false,
     internal: false,
     refused: null,
+    shadows: new Set(),
+    findShadows: () => {
+      g.internal = true;
+      try {
+        const stmt = db.prepare("SELECT name FROM pragma_table_list WHERE type = 'shadow'");
+        stmt.setReturnArrays(true);
+        g.shadows = new Set(stmt.all().map((r) => String((r as unknown[])[0])));
+      } catch {
+        g.shadows = new Set();
+      } finally {
+        g.internal = false;
+      }
+    },
     fail: (error: unknown): Error => {
       if (g.refused !== null) return new RefusedError(g.refused);
       const e = error as { message?: string; errcode?: number };
@@ -214,7 +231,7 @@ function openGuarded(path: string, readOnly: boolean): { db: NodeDatabase; g: Gu
     }
     db.setAuthorizer((action, a, b, schema) => {
       if (g.internal) return C.SQLITE_OK;
-      const why = refusal(action, a, b, schema, g.writing);
+      const why = refusal(action, a, b, schema, g.writing, a !== null && g.shadows.has(a));
       if (why === null) return C.SQLITE_OK;
       g.refused ??= why;
       return C.SQLITE_DENY;
@@ -264,6 +281,7 @@ export function openRuleCheck(): RuleCheck {
       } finally {
         g.internal = false;
       }
+      g.findShadows();
     },
     check(sql, write) {
       g.refused = null;
@@ -369,6 +387,7 @@ export function openLocal(path: string, write: boolean): Db {
     const v = oftenRow(SCHEMA_VERSION)[0];
     if (v !== seen) {
       oftenRow(TOUCH_SCHEMA);
+      g.findShadows();
       seen = v;
     }
     return v;

@@ -125,10 +125,16 @@ export function pragmaRefusal(name: string, value: string | null, write: boolean
     : `PRAGMA ${name} with a value is not allowed (it changes the connection or the file)`;
 }
 
+const ROW_WRITES: ReadonlySet<number> = new Set([
+  C.SQLITE_INSERT,
+  C.SQLITE_UPDATE,
+  C.SQLITE_DELETE,
+]);
+
 /**
  * The authorizer's verdict on one action: null to allow it, else why it is refused.
  * `a` and `b` are the action's two arguments as SQLite passes them (see sqlite3_set_authorizer),
- * `schema` the database it acts on.
+ * `schema` the database it acts on; `shadow`: whether `a` is a virtual table's shadow table.
  */
 export function refusal(
   action: number,
@@ -136,7 +142,17 @@ export function refusal(
   b: string | null,
   schema: string | null,
   write: boolean,
+  shadow = false,
 ): string | null {
+  // A virtual table's own statements on its shadow tables, which R-tree prepares (writes
+  // included) when it connects, also to read: allowed, since defensive mode keeps ordinary SQL
+  // from writing a shadow table and a read-only connection cannot write at all. Writing the
+  // virtual table itself is the write the rules judge.
+  if (shadow && schema === "main" && ROW_WRITES.has(action)) return null;
+  // ALTER TABLE's own rewrite of the TEMP schema's text (SQLite refuses that UPDATE to SQL).
+  if (
+    action === C.SQLITE_UPDATE && schema === "temp" && a === "sqlite_temp_master" && write
+  ) return null;
   switch (action) {
     case C.SQLITE_SELECT:
     case C.SQLITE_READ:

@@ -1,0 +1,173 @@
+/**
+ * Virtual tables and ALTER TABLE under the rules: what a module's own statements need is
+ * allowed (R-tree prepares writes to its shadow tables when it connects, even to read), what a
+ * client writes stays judged; and the connection's defences (defensive mode, the limits) are
+ * each shown to be on.
+ */
+import assert from "node:assert/strict";
+import Database from "libsql";
+import { api, fileHash, postQuery, startTestBrowser } from "../support/browse_fixtures.ts";
+import { openLocal } from "../../src/browse/sql/local.ts";
+import { DbError } from "../../src/browse/sql/db.ts";
+
+async function modulesDb(): Promise<string> {
+  const path = `${await Deno.makeTempDir({ prefix: "browse_modules_" })}/modules.db`;
+  const db = new Database(path);
+  db.exec(`
+    CREATE VIRTUAL TABLE rt USING rtree(id, x0, x1, y0, y1);
+    INSERT INTO rt VALUES (1, 0, 10, 0, 10), (2, 5, 15, 5, 15);
+    CREATE VIRTUAL TABLE ri USING rtree_i32(id, x0, x1);
+    INSERT INTO ri VALUES (1, 1, 2);
+    CREATE VIRTUAL TABLE f4 USING fts4(body);
+    INSERT INTO f4 VALUES ('hello world');
+    CREATE VIRTUAL TABLE f5 USING fts5(body);
+    INSERT INTO f5 VALUES ('hello there');
+    CREATE TABLE plain (a INTEGER, b TEXT, c TEXT);
+    INSERT INTO plain VALUES (1, 'x', 'y');
+  `);
+  db.close();
+  return path;
+}
+
+Deno.test("modules: R-tree, rtree_i32, FTS4 and FTS5 tables read on a read-only server; writes stay refused", async () => {
+  const path = await modulesDb();
+  const before = await fileHash(path);
+  const b = await startTestBrowser(path, { workers: 1 });
+  try {
+    const reads: [string, unknown][] = [
+      ["SELECT id FROM rt WHERE x0 < 6 ORDER BY id", [[1], [2]]],
+      ["SELECT id FROM rt WHERE x1 > 12", [[2]]],
+      ["SELECT count(*) FROM ri", [[1]]],
+      ["SELECT body FROM f4 WHERE f4 MATCH 'hello'", [["hello world"]]],
+      ["SELECT body FROM f5 WHERE f5 MATCH 'there'", [["hello there"]]],
+      ["SELECT count(*) FROM rt_node", [[1]]],
+      ["PRAGMA integrity_check", [["ok"]]],
+      ["SELECT name FROM pragma_table_xinfo('rt') ORDER BY cid LIMIT 1", [["id"]]],
+    ];
+    for (const [sql, rows] of reads) {
+      const r = await postQuery(b, sql);
+      assert.equal(r.status, 200, `${sql}: ${r.text}`);
+      assert.deepEqual((r.body as { rows: unknown }).rows, rows, sql);
+    }
+    for (const t of ["rt", "ri", "f4", "f5"]) {
+      assert.equal((await api(b, `/api/tables/${t}`)).status, 200, t);
+    }
+    for (
+      const sql of [
+        "INSERT INTO rt VALUES (3, 0, 1, 0, 1)",
+        "DELETE FROM rt",
+        "UPDATE rt SET x0 = 1",
+        "INSERT INTO f5 VALUES ('x')",
+        "INSERT INTO ri VALUES (2, 1, 2)",
+      ]
+    ) {
+      const r = await postQuery(b, sql);
+      assert.equal(r.status, 403, `${sql}: ${r.text}`);
+    }
+    // Shadow tables: SQLite's defensive mode refuses ordinary SQL writing them.
+    for (
+      const sql of [
+        "INSERT INTO rt_node VALUES (9, x'00')",
+        "DELETE FROM rt_rowid",
+        "UPDATE rt_parent SET parentnode = 0",
+        "UPDATE f5_config SET v = 99",
+        "DELETE FROM f4_content",
+      ]
+    ) {
+      const r = await postQuery(b, sql);
+      assert.ok([400, 403].includes(r.status), `${sql}: ${r.status} ${r.text}`);
+      assert.match(r.text, /may not be modified|would write/, sql);
+    }
+  } finally {
+    await b.close();
+  }
+  assert.equal(await fileHash(path), before, "the read-only server wrote");
+});
+
+Deno.test("modules: --write keeps shadow tables out of reach (defensive mode) and drops what it creates", async () => {
+  const path = await modulesDb();
+  const b = await startTestBrowser(path, { workers: 1, write: true });
+  try {
+    for (
+      const sql of [
+        "UPDATE f5_config SET v = 99",
+        "DELETE FROM f5_data",
+        "INSERT INTO rt_node VALUES (9, x'00')",
+        "UPDATE rt_parent SET parentnode = 0",
+        "DELETE FROM f4_content",
+      ]
+    ) {
+      const r = await postQuery(b, sql);
+      assert.ok([400, 403].includes(r.status), `${sql}: ${r.status} ${r.text}`);
+      assert.match(r.text, /may not be modified|not authorized|not allowed/, sql);
+    }
+    // Writing through the modules works, and the index stays sound.
+    assert.equal((await postQuery(b, "INSERT INTO rt VALUES (3, 0, 1, 0, 1)")).status, 200);
+    assert.equal((await postQuery(b, "INSERT INTO f5 VALUES ('more text')")).status, 200);
+    const check = await postQuery(b, "INSERT INTO f5(f5) VALUES ('integrity-check')");
+    assert.equal(check.status, 200, check.text);
+    // A virtual table a client creates it can drop again (SQLITE_DROP_VTABLE is a write).
+    assert.equal((await postQuery(b, "CREATE VIRTUAL TABLE made USING fts5(x)")).status, 200);
+    const drop = await postQuery(b, "DROP TABLE made");
+    assert.equal(drop.status, 200, drop.text);
+    assert.equal((await postQuery(b, "SELECT * FROM made")).status, 400);
+    // ...and a read-only request (GET) cannot drop one.
+    const get = await api(b, `/api/query?query=${encodeURIComponent("DROP TABLE f5")}`);
+    assert.equal(get.status, 403, get.text);
+  } finally {
+    await b.close();
+  }
+});
+
+Deno.test("alter: --write renames a table and a column and drops a column", async () => {
+  const path = await modulesDb();
+  const b = await startTestBrowser(path, { workers: 1, write: true });
+  try {
+    for (
+      const sql of [
+        "ALTER TABLE plain RENAME TO renamed",
+        "ALTER TABLE renamed RENAME COLUMN b TO bee",
+        "ALTER TABLE renamed DROP COLUMN c",
+        "ALTER TABLE renamed ADD COLUMN d TEXT DEFAULT 'z'",
+      ]
+    ) {
+      const r = await postQuery(b, sql);
+      assert.equal(r.status, 200, `${sql}: ${r.text}`);
+    }
+    const r = await postQuery(b, "SELECT * FROM renamed");
+    assert.deepEqual(r.body, {
+      columns: ["a", "bee", "d"],
+      rows: [[1, "x", "z"]],
+      stats: (r.body as { stats: unknown }).stats,
+      truncated: false,
+    });
+    // Still refused: TEMP objects, and ALTER on a read-only request.
+    assert.equal((await postQuery(b, "CREATE TEMP TABLE tt (a)")).status, 403);
+    const get = await api(
+      b,
+      `/api/query?query=${encodeURIComponent("ALTER TABLE renamed RENAME TO x")}`,
+    );
+    assert.equal(get.status, 403, get.text);
+  } finally {
+    await b.close();
+  }
+});
+
+Deno.test("limits: a fresh connection's first statement is held to the value and LIKE limits", async () => {
+  const path = await modulesDb();
+  const rows = (sql: string) => {
+    // A new connection each time: its very first statement meets the limits.
+    const db = openLocal(path, false);
+    const out: unknown[][] = [];
+    return db.run(sql, undefined, { write: false }, () => {}, (r) => out.push(r) > 0)
+      .then(() => out, (e) => e).finally(() => db.close());
+  };
+  // A download (no row limit: the stream path) of a value past the 64 MiB bound.
+  const big = await rows("SELECT zeroblob(100000000)");
+  assert.ok(big instanceof DbError, `a 100 MB value was read: ${String(big)}`);
+  assert.match((big as Error).message, /too big|failed/);
+  const like = await rows(`SELECT 'a' LIKE '${"%".repeat(1001)}'`);
+  assert.ok(like instanceof DbError, "a 1,001-character LIKE pattern was accepted");
+  const ok = await rows(`SELECT 'a' LIKE '${"%".repeat(999)}'`);
+  assert.deepEqual(ok, [[1n]]);
+});
