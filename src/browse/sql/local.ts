@@ -74,11 +74,13 @@ const TOUCH_SCHEMA = "SELECT 1 FROM sqlite_schema LIMIT 1";
 /** How many prepared queries a connection keeps for reuse. */
 const READY_KEPT = 64;
 /**
- * The longest query text kept prepared: a statement's program grows with its text, and 64 kept
- * programs of long queries filled the worker's SQLite heap (another client's query then failed
- * "out of memory"). Queries worth keeping are the short ones a page repeats.
+ * The largest statement kept prepared, in characters of its wrapped text (about 128 per column
+ * besides the query's own): a statement's program grows with its text, and 64 kept programs of
+ * long queries filled the worker's SQLite heap (another client's query then failed "out of
+ * memory"). So the kept statements hold at most 64 × 16 KiB of text; queries worth keeping are
+ * the short ones a page repeats.
  */
-const READY_TEXT_MAX = 4096;
+const READY_TEXT_MAX = 16 * 1024;
 
 /** The wrapper's text check of one column: text holding a NUL byte. */
 function hasNul(c: string): string {
@@ -406,7 +408,7 @@ export function openLocal(path: string, write: boolean): Db {
    */
   const ready = new Map<string, Ready>();
   const remember = (key: string, entry: Ready) => {
-    if (key.length > READY_TEXT_MAX) return;
+    if (key.length + 128 * entry.names.length > READY_TEXT_MAX) return;
     ready.set(key, entry);
     if (ready.size > READY_KEPT) ready.delete(ready.keys().next().value!);
   };
