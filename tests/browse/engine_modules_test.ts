@@ -171,3 +171,36 @@ Deno.test("limits: a fresh connection's first statement is held to the value and
   const ok = await rows(`SELECT 'a' LIKE '${"%".repeat(999)}'`);
   assert.deepEqual(ok, [[1n]]);
 });
+
+Deno.test("wide: a page of 401+ columns over wide rows answers within the caps; the worker lives", async () => {
+  const path = `${await Deno.makeTempDir({ prefix: "browse_wide_" })}/wide.db`;
+  const db = new Database(path);
+  const cols = Array.from({ length: 450 }, (_, i) => `c${i} TEXT`).join(", ");
+  db.exec(`CREATE TABLE wide (${cols})`);
+  const values = Array.from({ length: 450 }, () => "printf('%.2000c', 'w')").join(", ");
+  db.exec(
+    `INSERT INTO wide SELECT ${values} FROM (WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1100) SELECT n FROM c)`,
+  );
+  db.exec(`CREATE TABLE one (${cols})`);
+  db.exec(`INSERT INTO one SELECT ${values.replaceAll("2000", "200000")}`);
+  db.close();
+  const b = await startTestBrowser(path, { workers: 1 });
+  try {
+    const [pid] = b.pool.pids;
+    // 1,001 rows × 450 values × 2,000 characters: 900 MB if held whole. Before: 500, worker gone.
+    const page = await postQuery(b, "SELECT * FROM wide");
+    assert.equal(page.status, 200, page.text.slice(0, 300));
+    const body = page.body as { rows: unknown[][]; truncated: boolean };
+    assert.equal(body.truncated, true);
+    assert.ok(body.rows.length >= 1 && body.rows.length < 1001);
+    assert.equal((body.rows[0][0] as string).length, 2000);
+    // One row whose values are each past their share of a row: a clear 413.
+    const one = await postQuery(b, "SELECT * FROM one");
+    assert.equal(one.status, 413, one.text.slice(0, 300));
+    assert.match(one.text, /select fewer columns, or download the rows/);
+    assert.deepEqual(b.pool.pids, [pid], "the worker lived");
+    assert.equal((await postQuery(b, "SELECT count(*) FROM wide")).status, 200);
+  } finally {
+    await b.close();
+  }
+});

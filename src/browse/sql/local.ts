@@ -1,6 +1,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { primaryCodeName } from "../../store/sqlite.ts";
-import { type Db, DbError, type Params, RefusedError } from "./db.ts";
+import { type Db, DbError, type Params, RefusedError, TooLargeError } from "./db.ts";
+import { MAX_JSON_ANSWER_CHARS } from "./encode_json.ts";
 import { registerMath } from "./math.ts";
 import { C, refusal, REVIEWED_MODULES } from "./rules.ts";
 import { compilesQueryOnly, explainPrefix, singleStatement } from "./sql_text.ts";
@@ -144,6 +145,17 @@ function holdsInt64Min(row: unknown[]): boolean {
   return false;
 }
 
+/** Characters a row takes in a JSON answer, at least: so many rows make the answer cut. */
+function jsonSizeAtLeast(row: unknown[]): number {
+  let size = 0;
+  for (const v of row) {
+    if (typeof v === "string") size += v.length + 3;
+    else if (v instanceof Uint8Array) size += Math.ceil(v.length / 3) * 4 + 30;
+    else size += 2;
+  }
+  return size;
+}
+
 /** Binds as node:sqlite takes them: positional values spread, named ones as one object. */
 function bindArgs(params: Params): unknown[] {
   if (params === undefined) return [];
@@ -213,6 +225,7 @@ function openGuarded(path: string, readOnly: boolean): { db: NodeDatabase; g: Gu
     },
     fail: (error: unknown): Error => {
       if (g.refused !== null) return new RefusedError(g.refused);
+      if (error instanceof TooLargeError) return error;
       const e = error as { message?: string; errcode?: number };
       // trusted_schema = OFF refusing a function or module a view, trigger or stored expression
       // of the file uses: a refusal like the authorizer's.
@@ -476,22 +489,56 @@ export function openLocal(path: string, write: boolean): Db {
   /**
    * A page of a query the wrapper cannot hold (more than MAX_WRAPPED_COLUMNS columns, a column
    * whose collation this SQLite lacks), read as it is up to `limit` rows and one more, as a
-   * wrapped page is. iterate() ends quietly on an error, so a query that ends before that is
-   * read again with all(), which throws SQLite's error: its rows are fewer than the page.
+   * wrapped page is, and held to the same bounds: each value to its share of BATCH_BYTES (past
+   * it, the page is read again with each value held to its share of one row, and one past that
+   * is a 413), and the rows to about what a JSON answer takes (a longer page would be cut
+   * there anyway). Without them 1,001 rows of 401 wide columns ended the worker. iterate() ends
+   * quietly on an error, so a query that ends before that is read again with all(), which
+   * throws SQLite's error: its rows are fewer than the page.
    * (Other statements read as they are, PRAGMAs, EXPLAINs and RETURNING, are read whole: their
    * rows are bounded by the schema, the program or what the statement wrote.)
    */
-  const pageAsItIs = (stmt: StatementSync, params: Params, limit: number): unknown[][] => {
-    const rows: unknown[][] = [];
-    const it = stmt.iterate(...bindArgs(params));
-    try {
-      for (let next = it.next(); !next.done; next = it.next()) {
-        if (rows.push(next.value) > limit) return rows;
+  const pageAsItIs = (
+    stmt: StatementSync,
+    params: Params,
+    limit: number,
+    n: number,
+  ): unknown[][] => {
+    const read = (share: number): unknown[][] => {
+      db.limits.length = Math.max(1, Math.floor(share));
+      try {
+        const rows: unknown[][] = [];
+        let size = 0;
+        const it = stmt.iterate(...bindArgs(params));
+        try {
+          for (let next = it.next(); !next.done; next = it.next()) {
+            if (rows.push(next.value) > limit) return rows;
+            size += jsonSizeAtLeast(next.value);
+            if (size > MAX_JSON_ANSWER_CHARS) return rows;
+          }
+        } finally {
+          it.return?.();
+        }
+        return stmt.all(...bindArgs(params));
+      } finally {
+        db.limits.length = LIMITS.length;
       }
-    } finally {
-      it.return?.();
+    };
+    try {
+      try {
+        return read(BATCH_BYTES / ((limit + 1) * (n + 1)));
+      } catch (error) {
+        if ((error as { errcode?: number }).errcode !== 18 || g.refused !== null) throw error;
+        return read(BATCH_BYTES / (n + 1));
+      }
+    } catch (error) {
+      if ((error as { errcode?: number }).errcode !== 18 || g.refused !== null) throw error;
+      throw new TooLargeError(
+        `a value is larger than ${
+          Math.floor(BATCH_BYTES / (n + 1))
+        } bytes, its share of a row of ${n} columns: select fewer columns, or download the rows`,
+      );
     }
-    return stmt.all(...bindArgs(params));
   };
   const run: Db["run"] = (sql, params, options, onColumns, onRow, onRows) => {
     g.refused = null;
@@ -536,7 +583,7 @@ export function openLocal(path: string, write: boolean): Db {
       let rows: unknown[][];
       try {
         rows = limit !== undefined && !writing && compilesQueryOnly(sql)
-          ? pageAsItIs(first!, params, limit)
+          ? pageAsItIs(first!, params, limit, names.length)
           : first!.all(...bindArgs(params));
       } catch (error) {
         throw fail(error);
