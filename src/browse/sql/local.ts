@@ -11,9 +11,14 @@ import { compilesQueryOnly, explainPrefix, singleStatement } from "./sql_text.ts
  * local files: its build has no file functions (readfile, writefile, fsdir...) and no raw-page
  * modules, and everything a statement does passes SQLite's authorizer (rules.ts). Each
  * connection is also opened read-only unless --write, in defensive mode (no writable_schema,
- * no raw page writes), with `trusted_schema = OFF` (the schema's views, triggers and stored
- * expressions use only innocuous functions), ATTACH limited to none, and bounds on value
- * length, SQL length, expression depth and LIKE patterns.
+ * no raw page writes), ATTACH limited to none, and bounds on value length, SQL length,
+ * expression depth and LIKE patterns. The schema's views and triggers pass the authorizer as
+ * the statement that uses them does; its stored expressions (generated columns, expression
+ * indexes, CHECK, DEFAULT) may use any function the connection has that is not direct-only:
+ * SQLite's innocuous built-ins and the math functions registered here, which are pure
+ * (`trusted_schema = ON`: node:sqlite cannot mark a function innocuous, and with OFF a file
+ * whose generated column uses sqrt() could not be opened). A function with side effects must
+ * never be registered on these connections unless direct-only.
  */
 
 /** The parts of node:sqlite's statement used here (Deno's bundled types predate some). */
@@ -206,6 +211,7 @@ function openGuarded(path: string, readOnly: boolean): { db: NodeDatabase; g: Gu
   } catch (error) {
     throw new DbError((error as Error).message);
   }
+  const pragmaTables = new Set<string>();
   const g: Guard = {
     writing: false,
     internal: false,
@@ -227,8 +233,8 @@ function openGuarded(path: string, readOnly: boolean): { db: NodeDatabase; g: Gu
       if (g.refused !== null) return new RefusedError(g.refused);
       if (error instanceof TooLargeError) return error;
       const e = error as { message?: string; errcode?: number };
-      // trusted_schema = OFF refusing a function or module a view, trigger or stored expression
-      // of the file uses: a refusal like the authorizer's.
+      // SQLite refusing a direct-only function (load_extension) a view, trigger or stored
+      // expression of the file uses: a refusal like the authorizer's.
       if (/^unsafe use of /.test(e?.message ?? "")) {
         return new RefusedError(`${e.message}: not allowed`);
       }
@@ -239,9 +245,13 @@ function openGuarded(path: string, readOnly: boolean): { db: NodeDatabase; g: Gu
   try {
     db.enableDefensive(true);
     Object.assign(db.limits, LIMITS);
-    db.exec("PRAGMA trusted_schema = OFF");
+    db.exec("PRAGMA trusted_schema = ON");
     db.exec(`PRAGMA hard_heap_limit = ${HARD_HEAP_LIMIT}`);
     registerMath(db);
+    // The PRAGMAs' table-valued forms, by the names a statement reads them under.
+    const list = db.prepare("SELECT 'pragma_' || name FROM pragma_pragma_list");
+    list.setReturnArrays(true);
+    for (const [name] of list.all()) pragmaTables.add(String(name));
     const modules = db.prepare("SELECT name FROM pragma_module_list");
     modules.setReturnArrays(true);
     for (const [name] of modules.all()) {
@@ -252,7 +262,14 @@ function openGuarded(path: string, readOnly: boolean): { db: NodeDatabase; g: Gu
     }
     db.setAuthorizer((action, a, b, schema) => {
       if (g.internal) return C.SQLITE_OK;
-      const why = refusal(action, a, b, schema, g.writing, a !== null && g.shadows.has(a));
+      const why = a === null ? refusal(action, a, b, schema, g.writing) : refusal(
+        action,
+        a,
+        b,
+        schema,
+        g.writing,
+        { shadow: g.shadows.has(a), pragma: pragmaTables.has(a.toLowerCase()) },
+      );
       if (why === null) return C.SQLITE_OK;
       g.refused ??= why;
       return C.SQLITE_DENY;

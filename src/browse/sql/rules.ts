@@ -11,8 +11,9 @@ export const C = constants as unknown as Readonly<Record<string, number>>;
  * to a future build is refused until it is reviewed.
  *
  * Expressions stored in the schema (CHECK, DEFAULT, generated columns, expression indexes) are
- * resolved when the schema is read, out of the authorizer's sight: `trusted_schema = OFF` limits
- * those to SQLite's innocuous built-ins, and this build has no file functions (local.ts).
+ * resolved when the schema is read, out of the authorizer's sight: they may use only functions
+ * without side effects, since the connection has no others that are not direct-only (SQLite's
+ * innocuous built-ins, the pure math functions; local.ts), and this build has no file functions.
  */
 
 /** Names written one after another, as SQLite's docs list them. */
@@ -134,7 +135,8 @@ const ROW_WRITES: ReadonlySet<number> = new Set([
 /**
  * The authorizer's verdict on one action: null to allow it, else why it is refused.
  * `a` and `b` are the action's two arguments as SQLite passes them (see sqlite3_set_authorizer),
- * `schema` the database it acts on; `shadow`: whether `a` is a virtual table's shadow table.
+ * `schema` the database it acts on; `table` what the table `a` is, when that matters: a virtual
+ * table's shadow table, or a PRAGMA's table-valued form (`pragma_table_info`).
  */
 export function refusal(
   action: number,
@@ -142,8 +144,14 @@ export function refusal(
   b: string | null,
   schema: string | null,
   write: boolean,
-  shadow = false,
+  table: { shadow?: boolean; pragma?: boolean } = {},
 ): string | null {
+  const shadow = table.shadow === true;
+  // A PRAGMA read as a table is judged as the PRAGMA, by its name, when it is prepared (SQLite
+  // asks about its PRAGMA again only when it runs, which a remote statement does elsewhere).
+  if (action === C.SQLITE_READ && table.pragma === true && a !== null) {
+    return pragmaRefusal(a.slice("pragma_".length).toLowerCase(), null, write);
+  }
   // A virtual table's own statements on its shadow tables, which R-tree prepares (writes
   // included) when it connects, also to read: allowed, since defensive mode keeps ordinary SQL
   // from writing a shadow table and a read-only connection cannot write at all. Writing the
