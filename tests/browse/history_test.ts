@@ -50,35 +50,22 @@ Deno.test("history: /api/history counts against the answer budget like a worker'
   const history = new History(500);
   const long = "SELECT 1 --" + "\x01".repeat(99_989);
   for (let i = 0; i < 10; i++) history.add(long, 1, 1);
-  const answers = new AnswerBudget(1024 * 1024, 30_000);
-  const app = createApp({
-    pool: { run: () => Promise.reject(new Error("no query here")) },
-    host: "127.0.0.1",
-    port: 8080,
-    cors: [],
-    maxRows: 1000,
-    history,
-    answers,
-  });
-  const get = () =>
-    app.request("http://127.0.0.1:8080/api/history", { headers: { Host: "127.0.0.1:8080" } });
-  const full = await get();
+  const get = (limit: number) =>
+    createApp({
+      pool: { run: () => Promise.reject(new Error("no query here")) },
+      host: "127.0.0.1",
+      port: 8080,
+      cors: [],
+      maxRows: 1000,
+      history,
+      answers: new AnswerBudget(limit, 30_000),
+    }).request("http://127.0.0.1:8080/api/history", { headers: { Host: "127.0.0.1:8080" } });
+  const full = await get(1024 * 1024);
   assert.equal(full.status, 503, "an answer past the budget is refused, not built");
   assert.ok(full.headers.get("Retry-After"));
   await full.body?.cancel();
   // Room for it: held against the budget until read, then given back.
-  const roomy = createApp({
-    pool: { run: () => Promise.reject(new Error("no query here")) },
-    host: "127.0.0.1",
-    port: 8080,
-    cors: [],
-    maxRows: 1000,
-    history,
-    answers: new AnswerBudget(64 * 1024 * 1024, 30_000),
-  });
-  const res = await roomy.request("http://127.0.0.1:8080/api/history", {
-    headers: { Host: "127.0.0.1:8080" },
-  });
+  const res = await get(64 * 1024 * 1024);
   assert.equal(res.status, 200);
   const entries = await res.json() as { query: string }[];
   assert.ok(entries.length >= 1 && entries.every((e) => e.query === long));

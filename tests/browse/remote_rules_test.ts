@@ -16,6 +16,15 @@ async function sqlite3(path: string, sql: string, busyMs = 0): Promise<string> {
   return new TextDecoder().decode(out.stdout);
 }
 
+/** A database file served by the Hrana server, made with `schema`. */
+async function served(schema: string) {
+  const dir = await Deno.makeTempDir({ prefix: "browse_remote_rules_" });
+  const path = `${dir}/remote.db`;
+  await sqlite3(path, schema);
+  const server = await startHrana(path);
+  return { dir, path, server, url: `http://127.0.0.1:${server.port}` };
+}
+
 /** What a --write client tries past the rules, and what the rules say to each. */
 const REFUSED_WITH_WRITE = [
   "SAVEPOINT a",
@@ -119,11 +128,7 @@ Deno.test({
     "remote: a read-only client sees no other client's counters; a read-only remote refuses writes",
   ignore: missing !== null,
   fn: async () => {
-    const dir = await Deno.makeTempDir({ prefix: "browse_remote_rules_" });
-    const path = `${dir}/remote.db`;
-    await sqlite3(path, "CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT);");
-    const server = await startHrana(path);
-    const url = `http://127.0.0.1:${server.port}`;
+    const { server, url } = await served("CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT);");
     const writer = await startTestBrowser(url, { workers: 1, write: true, label: "remote" });
     const reader = await startTestBrowser(url, { workers: 1, label: "remote" });
     try {
@@ -177,11 +182,8 @@ Deno.test({
     "remote: a write stopped at the time limit ends its transaction on the server; the worker lives on",
   ignore: missing !== null,
   fn: async () => {
-    const dir = await Deno.makeTempDir({ prefix: "browse_remote_rules_" });
-    const path = `${dir}/remote.db`;
-    await sqlite3(path, "CREATE TABLE t (a INTEGER);");
-    const server = await startHrana(path);
-    const b = await startTestBrowser(`http://127.0.0.1:${server.port}`, {
+    const { path, server, url } = await served("CREATE TABLE t (a INTEGER);");
+    const b = await startTestBrowser(url, {
       workers: 1,
       write: true,
       label: "remote",
@@ -220,11 +222,8 @@ Deno.test({
   name: "remote: an answer past the remote cap is a clear 413; the worker goes on",
   ignore: missing !== null,
   fn: async () => {
-    const dir = await Deno.makeTempDir({ prefix: "browse_remote_rules_" });
-    const path = `${dir}/remote.db`;
-    await sqlite3(path, "CREATE TABLE t (a INTEGER);");
-    const server = await startHrana(path);
-    const b = await startTestBrowser(`http://127.0.0.1:${server.port}`, {
+    const { server, url } = await served("CREATE TABLE t (a INTEGER);");
+    const b = await startTestBrowser(url, {
       workers: 1,
       label: "remote",
       timeoutMs: 30_000,

@@ -17,11 +17,15 @@ import {
   type WorkerRequest,
 } from "./protocol.ts";
 import type { Deadline, Deadlines } from "../../time/deadlines.ts";
+import { TimeLimitError } from "../sql/db.ts";
 
-/** The request ran (or waited, or both) past the time limit; a running query was killed. */
-export class QueryTimeoutError extends Error {
-  constructor(readonly limitMs: number) {
-    super(`the query ran longer than the time limit (${limitMs} ms) and was stopped`);
+/**
+ * The request ran (or waited, or both) past the time limit; a running query was killed. The
+ * same message as a worker that stopped its query itself (TimeLimitError).
+ */
+export class QueryTimeoutError extends TimeLimitError {
+  constructor(limitMs: number) {
+    super(limitMs);
     this.name = "QueryTimeoutError";
   }
 }
