@@ -117,3 +117,48 @@ Deno.test("bounds: 40 clients that never read a 27 MB answer hold at most the an
     await server.stop();
   }
 });
+
+Deno.test("bounds: 400 connections that load the page and stay open never cut off a query being answered", async () => {
+  // 1,024 descriptors: a cap of 320 connections.
+  const server = await startBrowseProcess([await makeFixtureDb(), "--timeout", "3s"], PRLIMIT);
+  const conns: Deno.TcpConn[] = [];
+  const enc = new TextEncoder();
+  try {
+    // A legitimate query that runs until its time limit: its answer must arrive (504).
+    const running = await Deno.connect({ hostname: "127.0.0.1", port: port(server.url) });
+    conns.push(running);
+    const endless =
+      "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT count(*) FROM c";
+    await running.write(enc.encode(
+      `GET /api/query?query=${encodeURIComponent(endless)} HTTP/1.1\r\nHost: 127.0.0.1:${
+        port(server.url)
+      }\r\n\r\n`,
+    ));
+    const answer = (async () => {
+      let text = "";
+      const buf = new Uint8Array(4096);
+      for (let n = await running.read(buf); n !== null; n = await running.read(buf)) {
+        text += new TextDecoder().decode(buf.subarray(0, n));
+        if (text.includes("time limit")) break;
+      }
+      return text;
+    })();
+    // Then 400 clients load the page and keep their connections open, idle.
+    for (let i = 0; i < 400; i++) {
+      const c = await Deno.connect({ hostname: "127.0.0.1", port: port(server.url) });
+      conns.push(c);
+      await c.write(enc.encode(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port(server.url)}\r\n\r\n`))
+        .catch(() => {});
+    }
+    // Before: the query's connection, the oldest, was dropped at the cap with no answer.
+    assert.match(await answer, /^HTTP\/1.1 504 /);
+    assert.equal(await tables(server.url), 200, "the server still answers");
+  } finally {
+    for (const c of conns) {
+      try {
+        c.close();
+      } catch { /* closed */ }
+    }
+    assert.equal((await server.stop()).code, 0);
+  }
+});
