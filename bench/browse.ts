@@ -10,6 +10,9 @@
  * tag taken from a local mirror of its repository; without either the column is skipped and the
  * way to get it printed. BENCH_BROWSE_ROUNDS sets the rounds (default 3).
  *
+ * Part 1b, the pages: the table page beside sqlite-web's, page 5,000 by key against page 1
+ * (`deno run -A bench/browse.ts pages` runs it alone).
+ *
  * Part 2, limits (issue 11): the server's RSS idle and under a 480 MB answer; a point query's
  * delay after six runaway queries whose clients hung up after 1 s; a point query's latency while
  * 4 clients loop runaway queries. `deno run -A bench/browse.ts limits` runs part 2 alone
@@ -247,6 +250,74 @@ export async function limits(start: typeof startBrowser = startBrowser): Promise
   }
 }
 
+/**
+ * Part 1b, the pages (issue 36): the table page of 100 rows, HTML as a person gets it, beside
+ * sqlite-web's table page (`/<table>/content/`, 100 rows per page); and page 5,000 of the table
+ * at 20 rows a page, reached by key (the Next link's URL) and by OFFSET (a jump), against page 1.
+ */
+async function tablePages(
+  courier: Server,
+  sw: Server | null,
+  rounds: number,
+  accept: string[],
+): Promise<void> {
+  const urls: [string, string][] = [
+    ["courier table page (100 rows)", `${courier.base}db/table/bench`],
+    ["courier page 1 (20 rows)", `${courier.base}db/table/bench?size=20`],
+    [
+      "courier page 5,000 by key",
+      `${courier.base}db/table/bench?size=20&after=%5B99980%5D&page=5000`,
+    ],
+    ["courier page 5,000 by OFFSET", `${courier.base}db/table/bench?size=20&page=5000`],
+  ];
+  if (sw) {
+    urls.splice(1, 0, ["sqlite-web table page (100 rows)", `${sw.base}bench/content/?page=1`]);
+  }
+  // Each must answer its rows: the page's last id is on it.
+  const expect: Record<string, string> = {
+    "courier table page (100 rows)": "/row?key=%5B100%5D",
+    "sqlite-web table page (100 rows)": "item 100",
+    "courier page 1 (20 rows)": "/row?key=%5B20%5D",
+    "courier page 5,000 by key": "/row?key=%5B100000%5D",
+    "courier page 5,000 by OFFSET": "/row?key=%5B100000%5D",
+  };
+  for (const [name, url] of urls) {
+    const text = await (await fetch(url)).text();
+    if (!text.includes(expect[name])) throw new Error(`${name} answered wrongly: ${url}`);
+    await wrk(url, 4, 1);
+  }
+  const rps: Record<string, number[]> = {};
+  const p50: Record<string, number[]> = {};
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, url] of urls) {
+      const b = await wrk(url, 4);
+      (rps[name] ??= []).push(b.rps);
+      (p50[name] ??= []).push(b.p50);
+    }
+  }
+  console.log("pages, 4 connections:");
+  for (const [name] of urls) {
+    console.log(
+      `  ${name.padEnd(34)} req/s ${spread(rps[name], 0).padEnd(22)} p50 ms ${
+        spread(p50[name], 2)
+      }`,
+    );
+  }
+  if (sw) {
+    const r = median(rps["courier table page (100 rows)"]) /
+      median(rps["sqlite-web table page (100 rows)"]);
+    accept.push(`table page (100 rows) at 4 connections: ${r.toFixed(1)}x sqlite-web's req/s`);
+  }
+  const byKey = median(p50["courier page 5,000 by key"]) / median(p50["courier page 1 (20 rows)"]);
+  const byOffset = median(p50["courier page 5,000 by OFFSET"]) /
+    median(p50["courier page 1 (20 rows)"]);
+  accept.push(
+    `page 5,000 by key: p50 ${byKey.toFixed(2)}x page 1's (target <= 1.2x): ${
+      byKey <= 1.2 ? "PASS" : "FAIL"
+    }; by OFFSET ${byOffset.toFixed(2)}x`,
+  );
+}
+
 const SQLITE_WEB_TAG = "0.7.2";
 const SQLITE_WEB_MIRROR = "/work/.mirror/coleifer+sqlite-web/repo";
 /** The rows each query must answer with, and the id of the first: checked before timing. */
@@ -261,6 +332,8 @@ const EXPECT: Record<string, [number, number]> = {
 interface Server {
   name: string;
   pid: number;
+  /** Where it serves, ending in `/`: the pages part asks for its table page. */
+  base: string;
   url(query: string): string;
   stop(): Promise<void>;
 }
@@ -309,6 +382,7 @@ async function startCourier(db: string): Promise<Server> {
   return {
     name: "courier",
     pid: child.pid,
+    base,
     url: (q) => `${base}api/query?query=${encodeURIComponent(q)}`,
     async stop() {
       child.kill("SIGTERM");
@@ -370,6 +444,9 @@ async function startSqliteWeb(src: string, db: string): Promise<Server> {
       "--no-browser",
       "-r",
       "-q",
+      // The table page holds 100 rows, as courier's does.
+      "--rows-per-page",
+      "100",
       "-p",
       String(port),
       "-H",
@@ -397,6 +474,7 @@ async function startSqliteWeb(src: string, db: string): Promise<Server> {
   return {
     name: "sqlite-web",
     pid: child.pid,
+    base,
     // The query page's JSON export: the rows of the query, as JSON, without paging.
     url: (q) => `${base}query/?sql=${encodeURIComponent(q)}&export_json=1`,
     async stop() {
@@ -519,6 +597,7 @@ export async function run(): Promise<void> {
       `/query/?export_json=1 (sqlite-web ${SQLITE_WEB_TAG}); sqlite3 -json: one process per query`,
   );
   const cells = new Map<string, Cell>();
+  const accept: string[] = [];
   try {
     for (const [name, query] of QUERIES) {
       for (const s of servers) await sanity(s, name, query);
@@ -560,6 +639,7 @@ export async function run(): Promise<void> {
         console.log(`  ${ratios.join("; ")}`);
       }
     }
+    await tablePages(courier, sw, rounds, accept);
   } finally {
     const rss = watch.stop();
     const swRss = swWatch?.stop();
@@ -572,7 +652,6 @@ export async function run(): Promise<void> {
         `whole tree ${rss.tree.toFixed(0)} MB (sampled every 20 ms)`,
     );
     if (swRss) console.log(`sqlite-web peak RSS: ${swRss.main.toFixed(0)} MB (one process)`);
-    const accept: string[] = [];
     const ratio = (key: string) => {
       const cell = cells.get(key);
       return cell && sw ? median(cell.rps.courier) / median(cell.rps["sqlite-web"]) : NaN;
@@ -632,7 +711,28 @@ export async function run(): Promise<void> {
   if (!part2.success) throw new Error("bench: the limits part failed");
 }
 
+/** Part 1b alone: `deno run -A bench/browse.ts pages`. */
+async function pagesOnly(): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "bench_pages_" });
+  const path = `${dir}/bench.db`;
+  makeDb(path);
+  const web = await sqliteWebSource(dir);
+  if ("why" in web) console.log(`sqlite-web column skipped: ${web.why}`);
+  const courier = await startCourier(path);
+  const sw = "src" in web ? await startSqliteWeb(web.src, path) : null;
+  const accept: string[] = [];
+  try {
+    await tablePages(courier, sw, Number(Deno.env.get("BENCH_BROWSE_ROUNDS") ?? 3), accept);
+  } finally {
+    await courier.stop();
+    await sw?.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+  for (const line of accept) console.log(line);
+}
+
 if (import.meta.main) {
   if (Deno.args[0] === "limits") await limits();
+  else if (Deno.args[0] === "pages") await pagesOnly();
   else await run();
 }

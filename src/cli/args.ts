@@ -29,7 +29,7 @@ export function parseCommandArgs<const O extends Options>(
   allowPositionals = false,
 ): { values: Values<O>; positionals: string[] } {
   try {
-    return parseStrict(argv, options, allowPositionals);
+    return parseStrict(negativeValues(argv, options), options, allowPositionals);
   } catch (error) {
     if (!(error instanceof ArgsError)) throw error;
     const said = error.unknown === undefined
@@ -37,6 +37,33 @@ export function parseCommandArgs<const O extends Options>(
       : `unknown option ${error.unknown}${didYouMean(error.unknown, options)}`;
     throw new UsageError(`courier ${command}: ${said} (see 'courier ${command} --help')`);
   }
+}
+
+/**
+ * `--grace -5` as `--grace=-5`: a negative number after an option that takes a value is that
+ * value (no option's name starts with a digit), so the option's own check says what is wrong
+ * with it, instead of advice to write it with `=` that the check then refuses.
+ */
+export function negativeValues(argv: string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--") return out.concat(argv.slice(i));
+    const name = arg.startsWith("--")
+      ? arg.slice(2)
+      : /^-[^-]$/.test(arg)
+      ? Object.keys(options).find((key) => options[key].short === arg[1])
+      : undefined;
+    const next = argv[i + 1];
+    if (
+      name !== undefined && Object.hasOwn(options, name) && options[name].type === "string" &&
+      next !== undefined && /^-\d/.test(next)
+    ) {
+      out.push(`--${name}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 class ArgsError extends Error {

@@ -36,8 +36,19 @@ export function configPathFrom(flag: string | undefined): string {
   return flag ?? Deno.env.get("COURIER_CONFIG") ?? "config.yml";
 }
 
+export interface LoadOptions {
+  cwd?: string;
+  /**
+   * false for a command that never sends (status, browse, preview): the token is neither
+   * required nor read, so a credential only the service can read does not stop it.
+   */
+  token?: boolean;
+}
+
 /** Reads and validates the config file at `path`. */
-export async function loadSettings(path: string, cwd = Deno.cwd()): Promise<Settings> {
+export async function loadSettings(path: string, options: LoadOptions = {}): Promise<Settings> {
+  const cwd = options.cwd ?? Deno.cwd();
+  const needsToken = options.token ?? true;
   let text: string;
   try {
     text = await Deno.readTextFile(path);
@@ -47,20 +58,19 @@ export async function loadSettings(path: string, cwd = Deno.cwd()): Promise<Sett
     throw new ConfigError([`${path}: cannot read config: ${reason}`]);
   }
   text = text.replace(/^\uFEFF/, "");
-  const fromEnvironment = environmentToken((name) => Deno.env.get(name), isFile);
+  const fromEnvironment = needsToken
+    ? environmentToken((name) => Deno.env.get(name), isFile)
+    : null;
   // A filter's expressions are checked by compiling them; only a config with one pays for
   // loading the engine (a key is always written out: YAML has no other way to name it).
   if (text.includes("filter")) await loadRegexEngine();
   let settings = readValid(text, path, cwd);
   // The valid-config reader takes a config without a token; the located one says where it is
   // missing.
-  if (settings && fromEnvironment === null && configToken(settings) === null) settings = null;
-  settings ??= (await import("./read_located.ts")).readLocated(
-    text,
-    path,
-    cwd,
-    fromEnvironment === null,
-  );
+  const located = needsToken && fromEnvironment === null;
+  if (settings && located && configToken(settings) === null) settings = null;
+  settings ??= (await import("./read_located.ts")).readLocated(text, path, cwd, located);
+  if (!needsToken) return settings;
   try {
     return withToken(settings, fromEnvironment ?? configToken(settings)!);
   } catch (error) {

@@ -232,7 +232,7 @@ Deno.test("browse API: routes, values, errors", async (t) => {
       const r = await api(b, "/");
       assert.equal(r.status, 200);
       assert.match(r.headers.get("content-type") ?? "", /text\/html/);
-      assert.match(r.text, /api\/query/);
+      assert.match(r.text, /\/db\/query/);
       assert.match(r.headers.get("content-security-policy") ?? "", /frame-ancestors/);
     });
   } finally {

@@ -231,7 +231,8 @@ Deno.test("guards: every answer carries the security headers, errors included", 
         }),
         413,
       ],
-      ["page", api(b, "/"), 200],
+      // The pages ask for the token with a sign-in form (pages_test.ts).
+      ["page", api(b, "/"), 401],
     ];
     for (const [what, pending, status] of cases) {
       const r = await pending;
@@ -246,7 +247,7 @@ Deno.test("guards: every answer carries the security headers, errors included", 
   }
 });
 
-Deno.test("guards: every route is the page or sits in the /api group behind the guards", () => {
+Deno.test("guards: every route is a page or sits in the /api group behind the guards", () => {
   const app = createApp({
     pool: { run: () => Promise.reject(new Error("not used")) },
     host: "127.0.0.1",
@@ -257,12 +258,23 @@ Deno.test("guards: every route is the page or sits in the /api group behind the 
   });
   const handlers = app.routes.filter((r) => r.method !== "ALL");
   for (const r of handlers) {
-    assert.ok(r.path === "/" || r.path.startsWith("/api/"), `${r.method} ${r.path}`);
+    assert.ok(
+      r.path === "/" || r.path.startsWith("/api/") || r.path.startsWith("/db/"),
+      `${r.method} ${r.path}`,
+    );
   }
   const guards = app.routes.filter((r) => r.method === "ALL");
   const names = (path: string) => guards.filter((g) => g.path === path).map((g) => g.handler.name);
   assert.deepEqual(names("/*"), ["securityHeaders", "hostGuard"]);
   assert.deepEqual(names("/api/*"), ["corsGuard", "originGuard", "bearerAuth", "bodyLimit"]);
+  // With a token the pages need the sign-in cookie, except the sign-in itself.
+  assert.deepEqual(names("/"), ["sessionGuard"]);
+  assert.deepEqual(names("/db/*"), ["sessionGuard"]);
+  const unguarded = handlers.filter((r) => r.path.startsWith("/db/") && r.path !== "/db/login");
+  for (const r of unguarded) {
+    const at = app.routes.indexOf(r);
+    assert.ok(app.routes.findIndex((g) => g.path === "/db/*") < at, `${r.path} is guarded`);
+  }
   // Middleware registered after a handler would not guard it.
   const lastGuard = Math.max(...guards.map((g) => app.routes.indexOf(g)));
   const firstApi = app.routes.findIndex((r) => r.method !== "ALL" && r.path.startsWith("/api/"));

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { type Options, parseCommandArgs } from "../../src/cli/args.ts";
+import { negativeValues, type Options, parseCommandArgs } from "../../src/cli/args.ts";
 import { UsageError } from "../../src/cli/errors.ts";
+import { runCli } from "../support/cli.ts";
 
 // node's util.parseArgs is the reference: courier's parser must read every argument list as it
 // does (values, positionals, or the same refusal), without loading it in the product.
@@ -66,7 +67,8 @@ type Outcome = { values: Record<string, unknown>; positionals: string[] } | { er
 function node(argv: string[], options: Options, allowPositionals: boolean): Outcome {
   try {
     const { values, positionals } = parseArgs({
-      args: argv,
+      // courier's one deviation, held by its own test below: `--opt -5` is `--opt=-5`.
+      args: negativeValues(argv, options),
       options: options as ParseArgsConfig["options"],
       allowPositionals,
       strict: true,
@@ -141,4 +143,30 @@ Deno.test("args: a refusal is one line naming the command and the nearest option
     "courier validate: Unexpected argument 'x.yml'. This command does not take positional " +
       "arguments (see 'courier validate --help')",
   );
+});
+
+Deno.test("args: a negative number after an option that takes a value is that value", () => {
+  const options: Options = {
+    grace: { type: "string" },
+    config: { type: "string", short: "c" },
+    json: { type: "boolean" },
+  };
+  const read = (argv: string[]) => {
+    const { values, positionals } = parseCommandArgs("t", argv, options, true);
+    return { values: { ...values }, positionals };
+  };
+  assert.deepEqual(read(["--grace", "-5"]).values, { grace: "-5" });
+  assert.deepEqual(read(["-c", "-1.5", "x"]), { values: { config: "-1.5" }, positionals: ["x"] });
+  // Not after a boolean, not a word, not after `--`.
+  assert.throws(() => read(["--json", "-5"]), /unknown option -5/);
+  assert.throws(() => read(["--grace", "-x"]), /--grace' argument is ambiguous/);
+  assert.deepEqual(read(["--", "--grace", "-5"]).positionals, ["--grace", "-5"]);
+});
+
+Deno.test("args: forward --grace -5 is told what is wrong with -5, as written", async () => {
+  const r = await runCli(["forward", "--grace", "-5"]);
+  assert.deepEqual([r.code, r.stderr], [
+    2,
+    'courier forward: --grace must be a number of seconds >= 0, got "-5"\n',
+  ]);
 });

@@ -33,8 +33,15 @@ export interface Download {
 }
 
 export interface Browser {
-  /** Opens `url` in a new tab with a viewport of the given CSS size (default 1024×700). */
-  open(url: string, viewport?: { width: number; height: number }): Promise<Page>;
+  /**
+   * Opens `url` in a new tab with a viewport of the given CSS size (default 1024×700), in the
+   * system colour scheme given (default: Chromium's, light).
+   */
+  open(
+    url: string,
+    viewport?: { width: number; height: number },
+    colorScheme?: "light" | "dark",
+  ): Promise<Page>;
   /**
    * Resolves with the next download that starts after this call once it has completed, so
    * call it before the click that starts it; rejects if none completes within `timeoutMs`.
@@ -108,7 +115,7 @@ export async function launchChromium(): Promise<Browser> {
   });
 
   return {
-    async open(url, viewport = { width: 1024, height: 700 }) {
+    async open(url, viewport = { width: 1024, height: 700 }, colorScheme) {
       const { targetId } = await send("Target.createTarget", { url: "about:blank" });
       const { sessionId } = await send("Target.attachToTarget", { targetId, flatten: true }) as {
         sessionId: string;
@@ -119,6 +126,11 @@ export async function launchChromium(): Promise<Browser> {
         deviceScaleFactor: 1,
         mobile: false,
       }, sessionId);
+      if (colorScheme) {
+        await send("Emulation.setEmulatedMedia", {
+          features: [{ name: "prefers-color-scheme", value: colorScheme }],
+        }, sessionId);
+      }
       await send("Page.addScriptToEvaluateOnNewDocument", {
         source: RECORD_CSP_VIOLATIONS,
       }, sessionId);
@@ -139,9 +151,10 @@ export async function launchChromium(): Promise<Browser> {
           const ok = await page.evaluate<boolean>(`new Promise((resolve) => {
             const test = () => { try { return Boolean(${predicate}); } catch { return false; } };
             if (test()) return resolve(true);
-            const observer = new MutationObserver(() => {
-              if (test()) { observer.disconnect(); resolve(true); }
-            });
+            const check = () => { if (test()) { observer.disconnect(); resolve(true); } };
+            const observer = new MutationObserver(check);
+            // A page that is all HTML changes no node when it finishes loading.
+            document.addEventListener("readystatechange", check);
             const start = () => observer.observe(document, {
               subtree: true, childList: true, characterData: true, attributes: true });
             if (document.documentElement) start();

@@ -10,7 +10,7 @@ import { securedResponse, securityHeaders } from "./middleware/headers.ts";
 import { hostGuard } from "./middleware/host.ts";
 import { originGuard } from "./middleware/origin.ts";
 import { tokenGuard } from "./middleware/token.ts";
-import { pageResponse } from "./page.ts";
+import { mountPages } from "./pages/routes.tsx";
 import {
   type Answer,
   MAX_ANSWER_BYTES,
@@ -39,6 +39,9 @@ export interface AppOptions {
   /** Longest query text accepted, characters. */
   maxQueryChars?: number;
   history?: History;
+  /** How the pages name the database, and whether they offer writes (--write). */
+  label?: string;
+  write?: boolean;
   /** Default: room for MAX_ANSWER_BYTES four times, STALL_MS of stall. */
   answers?: AnswerBudget;
 }
@@ -65,7 +68,7 @@ function answerResponse(answer: Answer, budget: AnswerBudget): Response {
   return securedResponse(body as BodyInit, answer.head.status, headers);
 }
 
-/** The browser's HTTP app: the API under /api and the page at /. */
+/** The browser's HTTP app: the API under /api and the pages at / and /db/ (pages/). */
 export function createApp(options: AppOptions): Hono {
   const app = new Hono();
   const history = options.history ?? new History(500);
@@ -89,7 +92,15 @@ export function createApp(options: AppOptions): Hono {
     return { answer, response: answerResponse(answer, budget) };
   };
 
-  app.get("/", () => pageResponse());
+  mountPages(app, {
+    run: (req, download, signal) => options.pool.run(req, download, signal),
+    respond: (answer) => answerResponse(answer, budget),
+    history,
+    maxRows: options.maxRows,
+    label: options.label ?? "database",
+    write: options.write ?? false,
+    token: options.token,
+  });
   api.get("/info", async (c) => (await run(c, { op: "info" })).response);
   api.get("/tables", async (c) => (await run(c, { op: "tables" })).response);
   api.get(

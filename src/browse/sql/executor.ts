@@ -72,6 +72,8 @@ export class Executor {
         ? 504
         : error instanceof TooLargeError
         ? 413
+        : error instanceof DbError && error.code === "UNREACHABLE"
+        ? 503
         : error instanceof SqlTextError || error instanceof DbError
         ? 400
         : 500;

@@ -8,6 +8,8 @@ import {
   TooLargeError,
 } from "./db.ts";
 import { openRuleCheck } from "./local.ts";
+import { describeNetworkFailure, isUnreachable } from "../../net/failure.ts";
+import { redactUrl } from "../../log/secret.ts";
 
 /**
  * A remote libSQL server (sqld, Turso) through @libsql/client. The server runs the SQL, on its
@@ -50,12 +52,20 @@ async function cappedFetch(input: RequestInfo | URL, init?: RequestInit): Promis
   return new Response(new Blob(parts as BlobPart[]), { status: res.status, headers: res.headers });
 }
 
-function wrap(error: unknown): Error {
+/** DbError's code for a server that could not be reached: 503, not the query's 400. */
+export const UNREACHABLE = "UNREACHABLE";
+
+function wrap(error: unknown, shown: string): Error {
   if (
     error instanceof DbError || error instanceof RefusedError ||
     error instanceof TimeLimitError || error instanceof TooLargeError
   ) return error;
   const e = error as { message?: string; code?: string; cause?: unknown };
+  // fetch's or the WebSocket's own failure: the server, not the query, is what is wrong.
+  if (isUnreachable(error)) {
+    const reason = describeNetworkFailure(error).reason;
+    return new DbError(`cannot reach the libSQL server at ${shown}: ${reason}`, UNREACHABLE);
+  }
   if (error instanceof RemoteTooLarge || e?.cause instanceof RemoteTooLarge) {
     return new TooLargeError(
       `the remote server's answer is larger than ${
@@ -66,8 +76,29 @@ function wrap(error: unknown): Error {
   return new DbError(e?.message ?? String(error), e?.code ?? "");
 }
 
+/**
+ * Runs `SELECT 1` on the server: browse's check at start, so a server that cannot be reached
+ * is one line then, not every call's error later. Rejects with a DbError.
+ */
+export async function checkRemote(url: string, authToken: string | undefined): Promise<void> {
+  const client = createClient({ url, authToken, intMode: "bigint" });
+  try {
+    await client.execute("SELECT 1");
+  } catch (error) {
+    throw wrap(error, shownUrl(url));
+  } finally {
+    client.close();
+  }
+}
+
+/** The server's URL as messages show it: no credentials, no query. */
+function shownUrl(url: string): string {
+  return redactUrl(url).replace(/[?#].*$/, "");
+}
+
 export function openRemote(url: string, authToken: string | undefined, write: boolean): Db {
   const client = createClient({ url, authToken, intMode: "bigint", fetch: cappedFetch });
+  const shown = shownUrl(url);
   const rules = openRuleCheck();
   let schemaVersion: unknown = undefined;
   /** When the current request's time is up (performance.now()), and its limit for messages. */
@@ -139,7 +170,7 @@ export function openRemote(url: string, authToken: string | undefined, write: bo
         if (!tx.closed) tx.close();
       }
     } catch (error) {
-      throw wrap(error);
+      throw wrap(error, shown);
     }
     // The transaction has ended: a download that stalls from here holds nothing on the server.
     onColumns(columns);
