@@ -82,11 +82,17 @@ async function pipeToUnix(conn: Deno.Conn, path: string, open: Set<Deno.Conn>): 
  * holds the reads (back-pressure); each read and write is a system call, so a relay of large
  * answers reads in large pieces.
  */
-export async function copy(from: Deno.Conn, to: Deno.Conn, bufferSize = 64 * 1024): Promise<void> {
+export async function copy(
+  from: Deno.Conn,
+  to: Deno.Conn,
+  bufferSize = 64 * 1024,
+  seen?: (bytes: Uint8Array) => void,
+): Promise<void> {
   const buf = new Uint8Array(bufferSize);
   for (;;) {
     const n = await from.read(buf);
     if (n === null) break;
+    seen?.(buf.subarray(0, n));
     for (let off = 0; off < n;) off += await to.write(buf.subarray(off, n));
   }
   await to.closeWrite();

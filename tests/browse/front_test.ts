@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { connectionCap, descriptorLimit, Front } from "../../src/browse/http/front.ts";
+import { bounded } from "../support/deadline.ts";
 
 Deno.test("front: the connection cap leaves descriptors for the rest, three per connection", () => {
   const limits = (soft: string) =>
@@ -45,3 +46,92 @@ Deno.test("front: headers past the limit get 431; a request relays to the backen
     await backend.shutdown();
   }
 });
+
+const enc = new TextEncoder();
+
+/** Reads from `c` until `text` has arrived; returns all read. */
+async function readUntil(c: Deno.Conn, text: string): Promise<string> {
+  let seen = "";
+  const buf = new Uint8Array(4096);
+  while (!seen.includes(text)) {
+    const n = await c.read(buf);
+    if (n === null) throw new Error(`closed before ${JSON.stringify(text)}; got ${seen}`);
+    seen += new TextDecoder().decode(buf.subarray(0, n));
+  }
+  return seen;
+}
+
+Deno.test(
+  "front: at the cap, idle kept-alive connections go first, then those sending headers; never one being answered",
+  bounded(60_000, async (deadline) => {
+    const release: (() => void)[] = [];
+    let arrived: () => void = () => {};
+    const backend = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      async (req) => {
+        if (new URL(req.url).pathname === "/slow") {
+          arrived();
+          await new Promise<void>((r) => release.push(r));
+          return new Response("slow done");
+        }
+        return new Response("quick");
+      },
+    );
+    const front = new Front({
+      hostname: "127.0.0.1",
+      port: 0,
+      maxConnections: 3,
+      backend: { transport: "tcp", hostname: "127.0.0.1", port: backend.addr.port },
+    });
+    const events: string[] = [];
+    front.observe((e) => events.push(e.type === "dropped" ? `dropped:${e.reason}` : e.type));
+    const conns: Deno.Conn[] = [];
+    const connect = async () => {
+      const c = await Deno.connect({ hostname: "127.0.0.1", port: front.port });
+      conns.push(c);
+      return c;
+    };
+    const slow = async (c: Deno.Conn) => {
+      const there = new Promise<void>((r) => (arrived = r));
+      await c.write(enc.encode("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n"));
+      await there;
+    };
+    const closed = (c: Deno.Conn, what: string) =>
+      deadline.within(what, c.read(new Uint8Array(16)).then((n) => n === null));
+    try {
+      // A: a request being answered; B: idle after one answer (kept alive); C: half a header.
+      const a = await connect();
+      await slow(a);
+      const b = await connect();
+      await b.write(enc.encode("GET /quick HTTP/1.1\r\nHost: x\r\n\r\n"));
+      await readUntil(b, "quick");
+      const c = await connect();
+      await c.write(enc.encode("GET /quick HTTP/1.1\r\nHo"));
+      // At the cap: the idle one goes first, then the one still sending headers.
+      const d = await connect();
+      assert.ok(await closed(b, "the idle kept-alive connection dropped"));
+      await slow(d);
+      const e = await connect();
+      assert.ok(await closed(c, "the connection sending headers dropped"));
+      await slow(e);
+      // Every connection has a request being answered: a new one is refused, not one of them.
+      const f = await connect();
+      const refused = await deadline.within("the 503", readUntil(f, "retry later"));
+      assert.match(refused, /^HTTP\/1.1 503 /);
+      assert.match(refused, /\r\nRetry-After: 1\r\n/);
+      assert.deepEqual(events, ["dropped:cap", "dropped:cap", "refused"]);
+      for (const r of release) r();
+      for (const conn of [a, d, e]) {
+        assert.match(await readUntil(conn, "slow done"), /^HTTP\/1.1 200 /);
+      }
+    } finally {
+      for (const c of conns) {
+        try {
+          c.close();
+        } catch { /* closed */ }
+      }
+      await front.close();
+      await backend.shutdown();
+    }
+  }),
+);

@@ -160,3 +160,40 @@ Deno.test("download: one whose query fails after the head fails as a transfer", 
     await s.close();
   }
 });
+
+Deno.test(
+  "download: three stalled downloads never hold the last worker; a cheap query is answered",
+  bounded(60_000, async (deadline) => {
+    const path = await bigDb();
+    // A limit long enough for the waiting downloads to outlast the first on a loaded machine.
+    const s = await startPoolServer(path, { timeoutMs: 60_000 });
+    const conns: Deno.Conn[] = [];
+    try {
+      const first = nextEvent(s.pool, "run");
+      conns.push(await sendRaw(s.port, "GET", csvPath("SELECT id, note FROM big ORDER BY id")));
+      await first;
+      await readStart(conns[0]);
+      for (let i = 0; i < 2; i++) {
+        const queued = nextEvent(s.pool, "queued");
+        conns.push(await sendRaw(s.port, "GET", csvPath("SELECT id, note FROM big ORDER BY id")));
+        await deadline.within("the next download waits for a worker", queued);
+      }
+      // Before: the three held both workers and the spare, and this one got 504 at the limit.
+      const cheap = await fetch(`${s.url}api/query?query=SELECT%201`);
+      assert.equal(cheap.status, 200, await cheap.text());
+      assert.equal(s.pool.queued, 2, "the other downloads still wait");
+      // When the reading one finishes, the next download gets its worker.
+      const next = nextEvent(s.pool, "run");
+      const rest = await deadline.within("the first download's end", readToEnd(conns[0]));
+      assert.ok(rest.bytes.length > 0);
+      await deadline.within("the second download runs", next);
+    } finally {
+      for (const c of conns) {
+        try {
+          c.close();
+        } catch { /* closed */ }
+      }
+      await s.close();
+    }
+  }),
+);

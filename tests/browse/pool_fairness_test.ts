@@ -84,7 +84,12 @@ Deno.test(
   "fairness: a query text that ran past the limit waits behind fresh requests",
   bounded(60_000, async (deadline) => {
     const path = await makeFixtureDb();
-    const s = await startPoolServer(path, { timeoutMs: 2000, stallMs: 60_000, spares: 0 });
+    const s = await startPoolServer(path, {
+      timeoutMs: 2000,
+      stallMs: 60_000,
+      spares: 0,
+      maxDownloads: 2,
+    });
     try {
       const first = await deadline.within("the runaway's 504 at the limit", postJson(s, ENDLESS));
       assert.equal(first.status, 504);

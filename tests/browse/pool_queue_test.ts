@@ -37,6 +37,8 @@ Deno.test(
       stallMs: 60_000,
       maxQueue: 2,
       spares: 0,
+      // Downloads hold both workers here (by default one is kept for the rest).
+      maxDownloads: 2,
     });
     try {
       const held = [await holdWorker(s.port, s.pool), await holdWorker(s.port, s.pool)];
@@ -69,7 +71,12 @@ Deno.test(
   "queue: a request still waiting at its deadline answers 504 and never reaches a worker",
   bounded(60_000, async (deadline) => {
     const path = await makeFixtureDb();
-    const s = await startPoolServer(path, { timeoutMs: 1500, stallMs: 60_000, spares: 0 });
+    const s = await startPoolServer(path, {
+      timeoutMs: 1500,
+      stallMs: 60_000,
+      spares: 0,
+      maxDownloads: 2,
+    });
     try {
       const held = [await holdWorker(s.port, s.pool), await holdWorker(s.port, s.pool)];
       let runs = 0;
@@ -103,7 +110,12 @@ Deno.test(
   "cancel: a queued request whose client hangs up is dropped without running",
   bounded(60_000, async (deadline) => {
     const path = await makeFixtureDb();
-    const s = await startPoolServer(path, { timeoutMs: 60_000, stallMs: 60_000, spares: 0 });
+    const s = await startPoolServer(path, {
+      timeoutMs: 60_000,
+      stallMs: 60_000,
+      spares: 0,
+      maxDownloads: 2,
+    });
     try {
       const held = [await holdWorker(s.port, s.pool), await holdWorker(s.port, s.pool)];
       let runs = 0;

@@ -38,15 +38,19 @@ export class AnswerBudget {
   }
 
   /**
-   * The body to send `bytes` with: the bytes themselves when small, a stream that holds them
-   * against the budget when large, or null when the budget has no room for them.
+   * The body to send an answer with, given whole or in pieces (sent one after another): the
+   * bytes themselves when small, a stream that holds them against the budget when large, or
+   * null when the budget has no room for them.
    */
-  body(bytes: Uint8Array): Uint8Array | ReadableStream<Uint8Array> | null {
-    const size = bytes.length;
-    if (size <= SMALL_ANSWER_BYTES) return bytes;
+  body(answer: Uint8Array | readonly Uint8Array[]): Uint8Array | ReadableStream<Uint8Array> | null {
+    const pieces = answer instanceof Uint8Array ? [answer] : answer;
+    let size = 0;
+    for (const p of pieces) size += p.length;
+    if (size <= SMALL_ANSWER_BYTES) return pieces.length === 1 ? pieces[0] : concat(pieces, size);
     if (this.#used + size > this.limit) return null;
     this.#used += size;
-    let held: Uint8Array | null = bytes;
+    let held: readonly Uint8Array[] | null = pieces;
+    let piece = 0;
     let off = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const release = () => {
@@ -59,13 +63,18 @@ export class AnswerBudget {
       pull: (controller) => {
         clearTimeout(timer);
         if (held === null) return;
-        if (off >= size) {
+        while (piece < held.length && off >= held[piece].length) {
+          piece++;
+          off = 0;
+        }
+        if (piece >= held.length) {
           release();
           controller.close();
           return;
         }
-        const end = Math.min(size, off + CHUNK);
-        controller.enqueue(held.subarray(off, end));
+        const p = held[piece];
+        const end = Math.min(p.length, off + CHUNK);
+        controller.enqueue(p.subarray(off, end));
         off = end;
         timer = setTimeout(() => {
           release();
@@ -75,4 +84,15 @@ export class AnswerBudget {
       cancel: release,
     }, { highWaterMark: 0 });
   }
+}
+
+/** The pieces, `size` bytes in all, in one array. */
+export function concat(pieces: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let o = 0;
+  for (const p of pieces) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
 }

@@ -22,6 +22,7 @@ import {
 } from "../pool/pool.ts";
 import { AnswerBudget } from "./answer_budget.ts";
 import type { WorkerRequest } from "../pool/protocol.ts";
+import { JSON_TYPE } from "../sql/query.ts";
 import { allowedHosts } from "./security.ts";
 
 export interface AppOptions {
@@ -45,6 +46,16 @@ export interface AppOptions {
   answers?: AnswerBudget;
 }
 
+/** A large answer the budget has no room for. */
+function budgetFull(): Response {
+  return errorResponse(
+    503,
+    "the server is holding as many large answers as it may for clients that have not read " +
+      "them yet: retry later, or download the rows (format=csv, xml or json)",
+    { "Retry-After": "5" },
+  );
+}
+
 function answerResponse(answer: Answer, budget: AnswerBudget): Response {
   const headers: [string, string][] = [["Content-Type", answer.head.contentType]];
   if (answer.head.filename) {
@@ -53,14 +64,7 @@ function answerResponse(answer: Answer, budget: AnswerBudget): Response {
   // A download streams from its worker with back-pressure; an answer read whole is held
   // against the budget until its client takes it.
   const body = answer.body instanceof Uint8Array ? budget.body(answer.body) : answer.body;
-  if (body === null) {
-    return errorResponse(
-      503,
-      "the server is holding as many large answers as it may for clients that have not read " +
-        "them yet: retry later, or download the rows (format=csv, xml or json)",
-      { "Retry-After": "5" },
-    );
-  }
+  if (body === null) return budgetFull();
   return securedResponse(body as BodyInit, answer.head.status, headers);
 }
 
@@ -107,7 +111,12 @@ export function createApp(options: AppOptions): Hono {
     "/tables/:table/indexes",
     async (c) => (await run(c, { op: "indexes", name: c.req.param("table") })).response,
   );
-  api.get("/history", (c) => c.json(history.list()));
+  // Built by the server, not a worker, and held against the same budget as theirs.
+  api.get("/history", () => {
+    const body = budget.body(history.pieces());
+    if (body === null) return budgetFull();
+    return securedResponse(body as BodyInit, 200, [["Content-Type", JSON_TYPE]]);
+  });
 
   for (const op of ["query", "explain"] as const) {
     const handler = async (c: Context) => {

@@ -8,12 +8,16 @@
  * headers within `headerTimeoutMs`, else it is dropped; then its bytes are relayed, both ways
  * and with back-pressure, to Deno.serve on a Unix socket in a private directory. Connections
  * are capped below the process's descriptor limit (each costs three descriptors: the client's,
- * the relay's and Deno.serve's); at the cap the oldest connection still sending its headers is
- * dropped to make room, else the oldest connection. An accept() that fails all the same waits
- * a moment and goes on: the server never exits for it.
+ * the relay's and Deno.serve's). At the cap, room is made by dropping the oldest idle kept-alive
+ * connection, else the oldest still sending a request's headers; a connection whose request is
+ * being answered is never dropped (a client without a token opening hundreds of connections cut
+ * off others' queries in flight): with none to drop, the new connection gets 503 with
+ * Retry-After. Which is which the front follows from the bytes it relays (http_framing.ts).
+ * An accept() that fails all the same waits a moment and goes on: the server never exits for it.
  */
 
 import { copy } from "../../net/unix_relay.ts";
+import { MessageScanner } from "./http_framing.ts";
 
 /** A Unix socket, or a loopback port where there are none (Windows). */
 export type Backend = { transport: "unix"; path: string } | {
@@ -49,6 +53,16 @@ const HEADERS_END = new Uint8Array([13, 10, 13, 10]);
 const TOO_LARGE = new TextEncoder().encode(
   "HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
 );
+const FULL_BODY = JSON.stringify({
+  error: "the server has as many connections as it may, each with a request being answered: " +
+    "retry later",
+});
+/** The answer to a connection there is no room for (written before its request is read). */
+const FULL = new TextEncoder().encode(
+  "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\n" +
+    "Content-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\n" +
+    `X-Content-Type-Options: nosniff\r\nContent-Length: ${FULL_BODY.length}\r\n\r\n${FULL_BODY}`,
+);
 
 /** The soft limit on open descriptors (Linux), or null where it cannot be read. */
 export function descriptorLimit(
@@ -83,6 +97,15 @@ interface Client {
   /** Still sending its first request's headers. */
   opening: boolean;
   closed: boolean;
+  /** Once relayed: its requests and answers as they pass. */
+  requests?: MessageScanner;
+  /** Requests whose head is in and whose answer has not ended, by method. */
+  pending: string[];
+}
+
+/** Whether a request of the client is being answered (its head is in, its answer not over). */
+function answering(c: Client): boolean {
+  return c.pending.length > 0;
 }
 
 function closeClient(c: Client): void {
@@ -97,9 +120,10 @@ function closeClient(c: Client): void {
 }
 
 /** Events for tests: a connection dropped, and why. */
-export type FrontEvent = { type: "dropped"; reason: "header-timeout" | "cap" | "too-large" } | {
-  type: "accept-failed";
-};
+export type FrontEvent =
+  | { type: "dropped"; reason: "header-timeout" | "cap" | "too-large" }
+  | { type: "accept-failed" }
+  | { type: "refused" };
 
 export class Front {
   readonly #listener: Deno.TcpListener;
@@ -152,17 +176,23 @@ export class Front {
     this.#emit({ type: "dropped", reason });
   }
 
-  /** Makes room for one more: the oldest connection still opening, else the oldest. */
-  #makeRoom(): void {
-    let victim: Client | undefined;
+  /**
+   * Makes room for one more: drops the oldest idle kept-alive connection, else the oldest still
+   * sending a request's headers. False when every connection has a request being answered.
+   */
+  #makeRoom(): boolean {
+    let sending: Client | undefined;
     for (const c of this.#clients) {
-      if (c.opening) {
-        victim = c;
-        break;
+      if (c.closed || answering(c)) continue;
+      if (!c.opening && c.requests?.between) {
+        this.#drop(c, "cap");
+        return true;
       }
-      victim ??= c;
+      sending ??= c;
     }
-    if (victim) this.#drop(victim, "cap");
+    if (sending === undefined) return false;
+    this.#drop(sending, "cap");
+    return true;
   }
 
   async #accept(): Promise<void> {
@@ -181,8 +211,16 @@ export class Front {
       // Answers leave in pieces through the relay: without it, Nagle's algorithm and the
       // client's delayed ACK held a page's last piece for 40 ms.
       conn.setNoDelay(true);
-      if (this.#clients.size >= this.#max) this.#makeRoom();
-      const client: Client = { conn, opening: true, closed: false };
+      if (this.#clients.size >= this.#max && !this.#makeRoom()) {
+        this.#emit({ type: "refused" });
+        conn.write(FULL).catch(() => {}).finally(() => {
+          try {
+            conn.close();
+          } catch { /* closed already */ }
+        });
+        continue;
+      }
+      const client: Client = { conn, opening: true, closed: false, pending: [] };
       this.#clients.add(client);
       this.#serve(client).catch(() => {}).finally(() => {
         closeClient(client);
@@ -215,6 +253,17 @@ export class Front {
       clearTimeout(timer);
     }
     if (c.closed) return;
+    const requests = new MessageScanner("request", {
+      head: (text) => c.pending.push(text.slice(0, text.indexOf(" "))),
+      end: () => {},
+    });
+    const answers = new MessageScanner("response", {
+      head: () => {},
+      end: () => void c.pending.shift(),
+    }, () => c.pending[0] === "HEAD");
+    // Its first request is being answered from here on.
+    requests.feed(head.subarray(0, size));
+    c.requests = requests;
     c.opening = false;
     const backend = this.#backend;
     if (backend === undefined) return;
@@ -226,8 +275,8 @@ export class Front {
     while (off < size) off += await c.upstream.write(head.subarray(off, size));
     const up = c.upstream;
     // The client's end of sending is passed on; the server's end of answering ends it all.
-    copy(c.conn, up, REQUEST_BUFFER).catch(() => closeClient(c));
-    await copy(up, c.conn, ANSWER_BUFFER).catch(() => {});
+    copy(c.conn, up, REQUEST_BUFFER, (b) => requests.feed(b)).catch(() => closeClient(c));
+    await copy(up, c.conn, ANSWER_BUFFER, (b) => answers.feed(b)).catch(() => {});
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,6 @@
 /** What a /query or /explain request asks for, read from its query string or body. */
 import type { Context } from "hono";
+import { concat } from "./answer_budget.ts";
 import { HttpError } from "./http_error.ts";
 
 export const FORMATS = ["json", "csv", "xml"] as const;
@@ -110,13 +111,7 @@ export async function readBody(c: Context, limit: number): Promise<Uint8Array> {
     if (size > limit) throw new HttpError(413, `request body larger than ${limit} bytes`);
     parts.push(part);
   }
-  const out = new Uint8Array(size);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concat(parts, size);
 }
 
 /**

@@ -17,11 +17,15 @@ import {
   type WorkerRequest,
 } from "./protocol.ts";
 import type { Deadline, Deadlines } from "../../time/deadlines.ts";
+import { TimeLimitError } from "../sql/db.ts";
 
-/** The request ran (or waited, or both) past the time limit; a running query was killed. */
-export class QueryTimeoutError extends Error {
-  constructor(readonly limitMs: number) {
-    super(`the query ran longer than the time limit (${limitMs} ms) and was stopped`);
+/**
+ * The request ran (or waited, or both) past the time limit; a running query was killed. The
+ * same message as a worker that stopped its query itself (TimeLimitError).
+ */
+export class QueryTimeoutError extends TimeLimitError {
+  constructor(limitMs: number) {
+    super(limitMs);
     this.name = "QueryTimeoutError";
   }
 }
@@ -102,7 +106,17 @@ export interface JobLimits {
   cancelGraceMs?: number;
   /** Where the time limit is kept (the pool's, one timer for all its requests). */
   deadlines: Deadlines;
+  /**
+   * The worker stops the request itself at its time limit (a remote database: its client is
+   * asynchronous, and killing the worker would leave the server's transaction open): its
+   * process is killed only SELF_STOP_GRACE_MS later, if it has not answered by then, and a
+   * client that goes away does not kill it either (the request ends by its limit).
+   */
+  selfStopping?: boolean;
 }
+
+/** How long past the time limit a self-stopping worker has to answer before it is killed. */
+export const SELF_STOP_GRACE_MS = 2_000;
 
 /**
  * A cheap query ends sooner than a new worker starts: killing its worker because the client
@@ -138,7 +152,8 @@ export async function runJob(
   const started = performance.now();
   let failure: Error | null = null;
   let ended = false;
-  let budget = deadline - started;
+  let budget = deadline - started + (limits.selfStopping ? SELF_STOP_GRACE_MS : 0);
+  let headIn = false;
   let resumedAt = started;
   const deadlines = limits.deadlines;
   let timer: Deadline | undefined;
@@ -171,6 +186,7 @@ export async function runJob(
   };
   const cancel = () => stop(new RequestCancelledError(), "cancelled");
   const onAbort = () => {
+    if (limits.selfStopping && !headIn) return;
     const wait = (limits.cancelGraceMs ?? CANCEL_GRACE_MS) - (performance.now() - started);
     if (wait <= 0) cancel();
     else graceTimer = setTimeout(cancel, wait);
@@ -215,7 +231,7 @@ export async function runJob(
   if (w.spare && limits.rerunnable) w.preempt = () => stop(new PreemptedError(), "preempted");
   signal?.addEventListener("abort", onAbort, { once: true });
   // A client gone before its request reached the worker: nothing to wait for.
-  if (signal?.aborted) cancel();
+  if (signal?.aborted && !limits.selfStopping) cancel();
   resume();
   let head: WorkerHead;
   try {
@@ -225,6 +241,7 @@ export async function runJob(
     // job, which kills the worker and so ends the read.
     w.writer.write(encodeFrame(FRAME_JSON, JSON.stringify(req))).catch(() => void failed());
     head = frameJson<WorkerHead>(await next());
+    headIn = true;
   } catch {
     throw failure ?? failed();
   }

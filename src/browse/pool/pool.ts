@@ -16,6 +16,7 @@ import {
   WorkerError,
 } from "./job.ts";
 import { type SpawnWorker, workerSpawner } from "./spawn.ts";
+import { isRemote } from "../sql/db_url.ts";
 import { realClock } from "../../time/clock.ts";
 import { type Deadline, Deadlines } from "../../time/deadlines.ts";
 
@@ -46,11 +47,18 @@ export const QUEUE_PER_WORKER = 4;
  */
 export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 /**
- * How long a download may sit with its client not taking any bytes before it is abandoned
- * (the worker killed, the transfer failed). Waiting on a slow client does not count against
- * the time limit, so without this bound a client that stops reading would hold a worker forever.
+ * How long an answer held in the server may sit with its client not taking any bytes before it
+ * is dropped (answer_budget.ts).
  */
 export const STALL_MS = 30_000;
+/**
+ * How long a download may sit with its client not taking any bytes before it is abandoned
+ * (the worker killed, the transfer failed). Waiting on a slow client does not count against
+ * the time limit, so without this bound a client that stops reading would hold a worker, and
+ * on a rollback-journal file a read lock that blocks outside writers, forever; three stalled
+ * downloads held every worker for 30 s.
+ */
+export const DOWNLOAD_STALL_MS = 10_000;
 /**
  * How long an idle spare worker is kept for the next fresh request while the regular workers
  * stay busy: retiring it at once made every cheap query in a steady stream wait for a new one.
@@ -76,8 +84,13 @@ export interface PoolOptions {
   maxQueue?: number;
   /** Default MAX_ANSWER_BYTES. */
   maxAnswerBytes?: number;
-  /** Default: the larger of STALL_MS and the time limit. */
+  /** Default DOWNLOAD_STALL_MS. */
   stallMs?: number;
+  /**
+   * Downloads that may run at once; default one fewer than the workers (at least 1), so a
+   * download never takes the last worker from the other requests.
+   */
+  maxDownloads?: number;
   /**
    * Extra short-lived workers started when every worker has been on one request for
    * `longMs`; default half the size, at least 1.
@@ -124,6 +137,8 @@ class Worker {
 interface Waiter {
   /** Its query text ran past the time limit before: served after every other waiter. */
   suspect: boolean;
+  /** A download: never given the last free regular worker, nor a spare. */
+  download: boolean;
   give(w: Worker): void;
   fail(error: Error): void;
 }
@@ -167,6 +182,9 @@ export class WorkerPool {
   #closed = false;
   #exits = new Map<number, Promise<Deno.CommandStatus>>();
   #slow = new Map<string, true>();
+  /** Downloads running now; at most #maxDownloads, so one worker is always left for the rest. */
+  #downloads = 0;
+  readonly #maxDownloads: number;
   /** When #pump runs again, if it asked to (see #pumpBy). */
   #pumpAgain: Deadline | undefined;
   /** Every request's time limit, queued or running, and #pumpAgain, behind one timer. */
@@ -182,11 +200,12 @@ export class WorkerPool {
     this.#spawn = options.spawn ?? workerSpawner(options.config);
     this.#maxQueue = options.maxQueue ?? QUEUE_PER_WORKER * options.size;
     this.#maxAnswer = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
-    this.#stallMs = options.stallMs ?? Math.max(STALL_MS, options.timeoutMs);
+    this.#stallMs = options.stallMs ?? DOWNLOAD_STALL_MS;
     this.#maxSpares = options.spares ?? Math.max(1, Math.floor(options.size / 2));
     // Short: each fresh runaway ahead of a cheap query in the queue costs it one slice on a
     // spare (1 s slices let four looping clients hold a point query past a 5 s limit).
     this.#longMs = options.longMs ?? Math.min(250, options.timeoutMs / 4);
+    this.#maxDownloads = options.maxDownloads ?? Math.max(1, options.size - 1);
   }
 
   /** Starts the workers; rejects with the database's own message when it cannot be opened. */
@@ -276,11 +295,20 @@ export class WorkerPool {
     });
   }
 
-  /** The waiter a free worker serves: the oldest fresh one; a suspect only on a regular one. */
+  /** Whether a download may take a regular worker now. */
+  #downloadRoom(): boolean {
+    return this.#downloads < this.#maxDownloads;
+  }
+
+  /**
+   * The waiter a free worker serves: the oldest fresh one; a suspect only on a regular one; a
+   * download only on a regular one, and only while another is left for the rest.
+   */
   #pick(spare: boolean): number {
-    const fresh = this.#queue.findIndex((q) => !q.suspect);
+    const may = (q: Waiter) => !q.download || (!spare && this.#downloadRoom());
+    const fresh = this.#queue.findIndex((q) => !q.suspect && may(q));
     if (fresh >= 0 || spare) return fresh;
-    return this.#queue.length > 0 ? 0 : -1;
+    return this.#queue.findIndex(may);
   }
 
   #release(w: Worker): void {
@@ -291,6 +319,7 @@ export class WorkerPool {
     if (i >= 0) {
       const [waiter] = this.#queue.splice(i, 1);
       w.busySince = performance.now();
+      if (waiter.download) this.#downloads++;
       waiter.give(w);
     } else if (w.spare) {
       this.#idleSpares.push(w);
@@ -314,7 +343,7 @@ export class WorkerPool {
     if (this.#closed) return;
     if (this.#starting > 0 || this.#sparesStarting > 0) return;
     if (this.#idle.length > 0 || this.#idleSpares.length > 0) return;
-    if (!this.#queue.some((q) => !q.suspect)) return;
+    if (!this.#queue.some((q) => !q.suspect && !q.download)) return;
     const now = performance.now();
     let youngest = -Infinity;
     for (const w of this.#all) {
@@ -379,18 +408,22 @@ export class WorkerPool {
     deadline: number,
     signal?: AbortSignal,
     again = false,
+    download = false,
   ): Promise<Worker> {
     if (this.#closed) return Promise.reject(new WorkerError("the server is shutting down"));
     if (signal?.aborted) return Promise.reject(new RequestCancelledError());
-    for (let w = this.#idle.pop(); w; w = this.#idle.pop()) {
+    const served = !download || this.#downloadRoom();
+    for (let w = served ? this.#idle.pop() : undefined; w; w = this.#idle.pop()) {
       if (w.dead) {
         this.#replace(w, "failed");
         continue;
       }
       w.busySince = performance.now();
+      if (download) this.#downloads++;
       return Promise.resolve(w);
     }
-    for (let w = suspect ? undefined : this.#idleSpares.pop(); w; w = this.#idleSpares.pop()) {
+    const spareOk = !suspect && !download;
+    for (let w = spareOk ? this.#idleSpares.pop() : undefined; w; w = this.#idleSpares.pop()) {
       clearTimeout(w.retire);
       if (w.dead) {
         this.#replace(w, "failed");
@@ -411,6 +444,7 @@ export class WorkerPool {
       };
       const waiter: Waiter = {
         suspect,
+        download,
         give: (w) => {
           settle();
           resolve(w);
@@ -453,13 +487,25 @@ export class WorkerPool {
     // Only a request that cannot have written may run a second time.
     const rerunnable = !download &&
       (!this.options.config.write || req.op !== "query" || req.readOnly === true);
+    const selfStopping = isRemote(this.options.config.database);
     for (let again = false;; again = true) {
-      const w = await this.#acquire(suspect, deadline, signal, again);
+      const w = await this.#acquire(suspect, deadline, signal, again, download);
       w.deadline = deadline;
+      // Counted from when it was handed the worker until it ends, however it ends.
+      let downloading = download;
+      const ended = () => {
+        if (!downloading) return;
+        downloading = false;
+        this.#downloads--;
+      };
       this.#emit({ type: "run", pid: w.child.pid, suspect });
       this.#pump();
+      const sent: WorkerRequest = selfStopping
+        ? { ...req, timeLeftMs: deadline - performance.now(), limitMs: this.options.timeoutMs }
+        : req;
       try {
-        return await runJob(w, req, download, {
+        return await runJob(w, sent, download, {
+          selfStopping,
           limitMs: this.options.timeoutMs,
           deadline,
           maxAnswerBytes: this.#maxAnswer,
@@ -469,12 +515,14 @@ export class WorkerPool {
           deadlines: this.#deadlines,
         }, {
           kill: (reason, ranMs) => {
+            ended();
             if (reason === "timeout" || (reason === "cancelled" && ranMs >= this.#longMs)) {
               this.#remember(key, true);
             }
             this.#replace(w, reason);
           },
           release: (end) => {
+            ended();
             if (end.ok) this.#remember(key, false);
             // A worker that could not end a transaction ends itself after this answer:
             // replaced now, so no request is sent to it.

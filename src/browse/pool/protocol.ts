@@ -163,21 +163,27 @@ export class SyncFrameReader {
   }
 }
 
-/** What the server asks a worker to do. */
+/**
+ * What the server asks a worker to do. `timeLeftMs`: the time the request has left, of its
+ * limit `limitMs`, when it is sent (a driver that can stop itself does so then; see Db.timeLimit).
+ */
 export type WorkerRequest =
-  | { op: "info" }
-  | { op: "tables" }
-  | { op: "table"; name: string }
-  | { op: "indexes"; name: string }
-  | {
-    op: "query" | "explain";
-    sql: string;
-    params?: unknown;
-    format: "json" | "csv" | "xml" | "json-download";
-    maxRows: number;
-    /** Refuse writes even on a --write server (GET requests: a link must never write). */
-    readOnly?: boolean;
-  };
+  & { timeLeftMs?: number; limitMs?: number }
+  & (
+    | { op: "info" }
+    | { op: "tables" }
+    | { op: "table"; name: string }
+    | { op: "indexes"; name: string }
+    | {
+      op: "query" | "explain";
+      sql: string;
+      params?: unknown;
+      format: "json" | "csv" | "xml" | "json-download";
+      maxRows: number;
+      /** Refuse writes even on a --write server (GET requests: a link must never write). */
+      readOnly?: boolean;
+    }
+  );
 
 /** The first frame a worker receives: which database, how. */
 export interface WorkerConfig {

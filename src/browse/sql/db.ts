@@ -36,6 +36,13 @@ export interface Db {
    */
   hold?(): void;
   release?(): void;
+  /**
+   * Optional: the request about to start must end within `ms` (its time limit, less its time in
+   * the queue). A driver that can stop a statement without its process being killed (a remote
+   * one: the client is asynchronous) stops it then, ends its transaction, and throws
+   * TimeLimitError; the pool kills the worker only if that does not happen.
+   */
+  timeLimit?(ms: number, limitMs: number): void;
   /** Whether a transaction is open on the connection (it must never be between requests). */
   inTransaction(): boolean;
   close(): void;
@@ -54,5 +61,21 @@ export class RefusedError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "RefusedError";
+  }
+}
+
+/** A statement past the request's time limit, stopped by the driver itself (HTTP 504). */
+export class TimeLimitError extends Error {
+  constructor(readonly limitMs: number) {
+    super(`the query ran longer than the time limit (${limitMs} ms) and was stopped`);
+    this.name = "TimeLimitError";
+  }
+}
+
+/** An answer past a cap the driver holds it to (HTTP 413): the message says which and why. */
+export class TooLargeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TooLargeError";
   }
 }

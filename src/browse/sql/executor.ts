@@ -1,4 +1,4 @@
-import { type Db, DbError, RefusedError } from "./db.ts";
+import { type Db, DbError, RefusedError, TimeLimitError, TooLargeError } from "./db.ts";
 import { indexes, info, resolveTable, table, tables } from "./introspect.ts";
 import { HARD_HEAP_LIMIT } from "./local.ts";
 import type { WorkerRequest } from "../pool/protocol.ts";
@@ -43,6 +43,7 @@ export class Executor {
 
   async handle(req: WorkerRequest, sink: Sink): Promise<void> {
     const started = performance.now();
+    if (req.timeLeftMs !== undefined) this.db.timeLimit?.(req.timeLeftMs, req.limitMs ?? 0);
     this.db.hold?.();
     try {
       switch (req.op) {
@@ -67,6 +68,10 @@ export class Executor {
       this.#release();
       const status = error instanceof RefusedError
         ? 403
+        : error instanceof TimeLimitError
+        ? 504
+        : error instanceof TooLargeError
+        ? 413
         : error instanceof DbError && error.code === "UNREACHABLE"
         ? 503
         : error instanceof SqlTextError || error instanceof DbError

@@ -1,18 +1,24 @@
 import { DatabaseSync } from "node:sqlite";
 import { primaryCodeName } from "../../store/sqlite.ts";
-import { type Db, DbError, type Params, RefusedError } from "./db.ts";
+import { type Db, DbError, type Params, RefusedError, TooLargeError } from "./db.ts";
+import { MAX_JSON_ANSWER_CHARS } from "./encode_json.ts";
 import { registerMath } from "./math.ts";
 import { C, refusal, REVIEWED_MODULES } from "./rules.ts";
-import { compilesQueryOnly } from "./sql_text.ts";
+import { compilesQueryOnly, explainPrefix, singleStatement } from "./sql_text.ts";
 
 /**
  * A local database file, through Deno's built-in SQLite (`node:sqlite`), the one engine for
  * local files: its build has no file functions (readfile, writefile, fsdir...) and no raw-page
  * modules, and everything a statement does passes SQLite's authorizer (rules.ts). Each
  * connection is also opened read-only unless --write, in defensive mode (no writable_schema,
- * no raw page writes), with `trusted_schema = OFF` (the schema's views, triggers and stored
- * expressions use only innocuous functions), ATTACH limited to none, and bounds on value
- * length, SQL length, expression depth and LIKE patterns.
+ * no raw page writes), ATTACH limited to none, and bounds on value length, SQL length,
+ * expression depth and LIKE patterns. The schema's views and triggers pass the authorizer as
+ * the statement that uses them does; its stored expressions (generated columns, expression
+ * indexes, CHECK, DEFAULT) may use any function the connection has that is not direct-only:
+ * SQLite's innocuous built-ins and the math functions registered here, which are pure
+ * (`trusted_schema = ON`: node:sqlite cannot mark a function innocuous, and with OFF a file
+ * whose generated column uses sqrt() could not be opened). A function with side effects must
+ * never be registered on these connections unless direct-only.
  */
 
 /** The parts of node:sqlite's statement used here (Deno's bundled types predate some). */
@@ -73,6 +79,14 @@ const SCHEMA_VERSION = "PRAGMA schema_version";
 const TOUCH_SCHEMA = "SELECT 1 FROM sqlite_schema LIMIT 1";
 /** How many prepared queries a connection keeps for reuse. */
 const READY_KEPT = 64;
+/**
+ * The largest statement kept prepared, in characters of its wrapped text (about 128 per column
+ * besides the query's own): a statement's program grows with its text, and 64 kept programs of
+ * long queries filled the worker's SQLite heap (another client's query then failed "out of
+ * memory"). So the kept statements hold at most 64 × 16 KiB of text; queries worth keeping are
+ * the short ones a page repeats.
+ */
+const READY_TEXT_MAX = 16 * 1024;
 
 /** The wrapper's text check of one column: text holding a NUL byte. */
 function hasNul(c: string): string {
@@ -136,6 +150,17 @@ function holdsInt64Min(row: unknown[]): boolean {
   return false;
 }
 
+/** Characters a row takes in a JSON answer, at least: so many rows make the answer cut. */
+function jsonSizeAtLeast(row: unknown[]): number {
+  let size = 0;
+  for (const v of row) {
+    if (typeof v === "string") size += v.length + 3;
+    else if (v instanceof Uint8Array) size += Math.ceil(v.length / 3) * 4 + 30;
+    else size += 2;
+  }
+  return size;
+}
+
 /** Binds as node:sqlite takes them: positional values spread, named ones as one object. */
 function bindArgs(params: Params): unknown[] {
   if (params === undefined) return [];
@@ -156,41 +181,77 @@ interface Ready {
   v: unknown;
 }
 
+/** The rules' state on one connection, as its authorizer reads it. */
+interface Guard {
+  /** Whether the current statement may write: a --write server's POST. */
+  writing: boolean;
+  /** Set while courier runs its own statements (transaction control, a schema it copies). */
+  internal: boolean;
+  /** Why the authorizer refused the statement being prepared or run, if it did. */
+  refused: string | null;
+  /** The shadow tables of the schema's virtual tables (see refusal in rules.ts). */
+  shadows: ReadonlySet<string>;
+  /** Reads the shadow tables again (after a schema change). */
+  findShadows(): void;
+  /** The error to throw for what SQLite threw: the rules' refusal first. */
+  fail(error: unknown): Error;
+}
+
 /**
- * Opens `path` through node:sqlite, read-only unless `write`, with SQLite's defences on.
- * Throws a DbError when it cannot be opened, or when this SQLite build has a virtual-table
- * module the rules have not reviewed.
+ * Opens `path` (or `:memory:`) through node:sqlite with SQLite's defences on and the rules'
+ * authorizer installed: every connection that decides what a statement may do, a file's or the
+ * copy of a remote schema's (openRuleCheck), is set up here, the same way. Throws a DbError when
+ * it cannot be opened, or when this SQLite build has a virtual-table module the rules have not
+ * reviewed.
  */
-export function openLocal(path: string, write: boolean): Db {
+function openGuarded(path: string, readOnly: boolean): { db: NodeDatabase; g: Guard } {
   let db: NodeDatabase;
   try {
-    db = new DatabaseSync(path, { readOnly: !write }) as unknown as NodeDatabase;
+    db = new DatabaseSync(path, { readOnly }) as unknown as NodeDatabase;
   } catch (error) {
     throw new DbError((error as Error).message);
   }
-  /** Whether the current statement may write: a --write server's POST. */
-  let writing = false;
-  /** Set while courier runs its own transaction control (the request's read transaction). */
-  let internal = false;
-  /** Why the authorizer refused the statement being prepared or run, if it did. */
-  let refused: string | null = null;
-  const fail = (error: unknown): Error => {
-    if (refused !== null) return new RefusedError(refused);
-    const e = error as { message?: string; errcode?: number };
-    // trusted_schema = OFF refusing a function or module a view, trigger or stored expression
-    // of the file uses: a refusal like the authorizer's.
-    if (/^unsafe use of /.test(e?.message ?? "")) {
-      return new RefusedError(`${e.message}: not allowed`);
-    }
-    const code = typeof e?.errcode === "number" ? primaryCodeName(e.errcode) ?? "" : "";
-    return new DbError(e?.message ?? String(error), code);
+  const pragmaTables = new Set<string>();
+  const g: Guard = {
+    writing: false,
+    internal: false,
+    refused: null,
+    shadows: new Set(),
+    findShadows: () => {
+      g.internal = true;
+      try {
+        const stmt = db.prepare("SELECT name FROM pragma_table_list WHERE type = 'shadow'");
+        stmt.setReturnArrays(true);
+        g.shadows = new Set(stmt.all().map((r) => String((r as unknown[])[0])));
+      } catch {
+        g.shadows = new Set();
+      } finally {
+        g.internal = false;
+      }
+    },
+    fail: (error: unknown): Error => {
+      if (g.refused !== null) return new RefusedError(g.refused);
+      if (error instanceof TooLargeError) return error;
+      const e = error as { message?: string; errcode?: number };
+      // SQLite refusing a direct-only function (load_extension) a view, trigger or stored
+      // expression of the file uses: a refusal like the authorizer's.
+      if (/^unsafe use of /.test(e?.message ?? "")) {
+        return new RefusedError(`${e.message}: not allowed`);
+      }
+      const code = typeof e?.errcode === "number" ? primaryCodeName(e.errcode) ?? "" : "";
+      return new DbError(e?.message ?? String(error), code);
+    },
   };
   try {
     db.enableDefensive(true);
     Object.assign(db.limits, LIMITS);
-    db.exec("PRAGMA trusted_schema = OFF");
+    db.exec("PRAGMA trusted_schema = ON");
     db.exec(`PRAGMA hard_heap_limit = ${HARD_HEAP_LIMIT}`);
     registerMath(db);
+    // The PRAGMAs' table-valued forms, by the names a statement reads them under.
+    const list = db.prepare("SELECT 'pragma_' || name FROM pragma_pragma_list");
+    list.setReturnArrays(true);
+    for (const [name] of list.all()) pragmaTables.add(String(name));
     const modules = db.prepare("SELECT name FROM pragma_module_list");
     modules.setReturnArrays(true);
     for (const [name] of modules.all()) {
@@ -200,16 +261,98 @@ export function openLocal(path: string, write: boolean): Db {
       }
     }
     db.setAuthorizer((action, a, b, schema) => {
-      if (internal) return C.SQLITE_OK;
-      const why = refusal(action, a, b, schema, writing);
+      if (g.internal) return C.SQLITE_OK;
+      const why = a === null ? refusal(action, a, b, schema, g.writing) : refusal(
+        action,
+        a,
+        b,
+        schema,
+        g.writing,
+        { shadow: g.shadows.has(a), pragma: pragmaTables.has(a.toLowerCase()) },
+      );
       if (why === null) return C.SQLITE_OK;
-      refused ??= why;
+      g.refused ??= why;
       return C.SQLITE_DENY;
     });
   } catch (error) {
     db.close();
     throw error instanceof DbError ? error : new DbError((error as Error).message);
   }
+  return { db, g };
+}
+
+/** Decides what a statement sent to a remote database may do, by the rules of a local file. */
+export interface RuleCheck {
+  /**
+   * Makes the copy's schema the one these statements create (a remote database's
+   * `sqlite_schema.sql`, in order); a statement this build cannot run is left out.
+   */
+  load(statements: readonly string[]): void;
+  /**
+   * Prepares `sql` on the copy under the rules (`write`: a --write POST), without running it;
+   * throws RefusedError when the rules refuse it, DbError for SQLite's own error.
+   */
+  check(sql: string, write: boolean): void;
+  close(): void;
+}
+
+/**
+ * The rules for a remote database: its schema copied into an empty in-memory database that has
+ * the same defences and authorizer as a local file, where each statement is prepared (never
+ * run) before it is sent. So a remote database refuses what a local file refuses, with the same
+ * 403s and messages; what the remote server adds on top (its own rules, a read-only token)
+ * still applies there.
+ */
+export function openRuleCheck(): RuleCheck {
+  let { db, g } = openGuarded(":memory:", false);
+  return {
+    load(statements) {
+      db.close();
+      ({ db, g } = openGuarded(":memory:", false));
+      g.internal = true;
+      try {
+        for (const sql of statements) {
+          try {
+            db.exec(sql);
+          } catch { /* a module or shape this build lacks, or made already (shadow tables) */ }
+        }
+      } finally {
+        g.internal = false;
+      }
+      g.findShadows();
+    },
+    check(sql, write) {
+      g.refused = null;
+      g.writing = write;
+      try {
+        db.prepare(sql);
+      } catch (error) {
+        throw g.fail(error);
+      }
+      // VACUUM attaches its target only as it runs, where a local file's authorizer refuses it:
+      // preparing it shows nothing, so its keyword decides here.
+      const { tokens } = singleStatement(sql);
+      const head = tokens[explainPrefix(tokens).inner];
+      if (head?.kind === "word" && head.value.toUpperCase() === "VACUUM") {
+        throw new RefusedError(refusal(C.SQLITE_ATTACH, null, null, null, write)!);
+      }
+      // A refusal the statement's preparation survived (SQLite went on after a DENY).
+      if (g.refused !== null) throw new RefusedError(g.refused);
+    },
+    close() {
+      db.close();
+    },
+  };
+}
+
+/**
+ * Opens `path` through node:sqlite, read-only unless `write`, with SQLite's defences on.
+ * Throws a DbError when it cannot be opened, or when this SQLite build has a virtual-table
+ * module the rules have not reviewed.
+ */
+export function openLocal(path: string, write: boolean): Db {
+  const { db, g } = openGuarded(path, !write);
+  const fail = g.fail;
 
   const prepare = (sql: string): StatementSync => {
     try {
@@ -232,7 +375,7 @@ export function openLocal(path: string, write: boolean): Db {
   /** BEGIN and COMMIT, prepared once: preparing them for every request cost a point query. */
   const controls = new Map<string, StatementSync>();
   const control = (sql: string) => {
-    internal = true;
+    g.internal = true;
     try {
       let stmt = controls.get(sql);
       if (!stmt) controls.set(sql, stmt = db.prepare(sql));
@@ -240,7 +383,7 @@ export function openLocal(path: string, write: boolean): Db {
     } catch (error) {
       throw fail(error);
     } finally {
-      internal = false;
+      g.internal = false;
     }
   };
   const enter = () => {
@@ -282,6 +425,7 @@ export function openLocal(path: string, write: boolean): Db {
     const v = oftenRow(SCHEMA_VERSION)[0];
     if (v !== seen) {
       oftenRow(TOUCH_SCHEMA);
+      g.findShadows();
       seen = v;
     }
     return v;
@@ -294,6 +438,7 @@ export function openLocal(path: string, write: boolean): Db {
    */
   const ready = new Map<string, Ready>();
   const remember = (key: string, entry: Ready) => {
+    if (key.length + 128 * entry.names.length > READY_TEXT_MAX) return;
     ready.set(key, entry);
     if (ready.size > READY_KEPT) ready.delete(ready.keys().next().value!);
   };
@@ -318,7 +463,7 @@ export function openLocal(path: string, write: boolean): Db {
       }
       return stmt.all(...bindArgs(params));
     } catch (error) {
-      if ((error as { errcode?: number }).errcode === 18 && refused === null) return null;
+      if ((error as { errcode?: number }).errcode === 18 && g.refused === null) return null;
       throw fail(error);
     } finally {
       db.limits.length = LIMITS.length;
@@ -355,32 +500,67 @@ export function openLocal(path: string, write: boolean): Db {
     } finally {
       it?.return?.();
     }
-    if (refused !== null) throw new RefusedError(refused);
+    if (g.refused !== null) throw new RefusedError(g.refused);
     throw new StreamFailed();
   };
   /**
    * A page of a query the wrapper cannot hold (more than MAX_WRAPPED_COLUMNS columns, a column
    * whose collation this SQLite lacks), read as it is up to `limit` rows and one more, as a
-   * wrapped page is. iterate() ends quietly on an error, so a query that ends before that is
-   * read again with all(), which throws SQLite's error: its rows are fewer than the page.
+   * wrapped page is, and held to the same bounds: each value to its share of BATCH_BYTES (past
+   * it, the page is read again with each value held to its share of one row, and one past that
+   * is a 413), and the rows to about what a JSON answer takes (a longer page would be cut
+   * there anyway). Without them 1,001 rows of 401 wide columns ended the worker. iterate() ends
+   * quietly on an error, so a query that ends before that is read again with all(), which
+   * throws SQLite's error: its rows are fewer than the page.
    * (Other statements read as they are, PRAGMAs, EXPLAINs and RETURNING, are read whole: their
    * rows are bounded by the schema, the program or what the statement wrote.)
    */
-  const pageAsItIs = (stmt: StatementSync, params: Params, limit: number): unknown[][] => {
-    const rows: unknown[][] = [];
-    const it = stmt.iterate(...bindArgs(params));
-    try {
-      for (let next = it.next(); !next.done; next = it.next()) {
-        if (rows.push(next.value) > limit) return rows;
+  const pageAsItIs = (
+    stmt: StatementSync,
+    params: Params,
+    limit: number,
+    n: number,
+  ): unknown[][] => {
+    const read = (share: number): unknown[][] => {
+      db.limits.length = Math.max(1, Math.floor(share));
+      try {
+        const rows: unknown[][] = [];
+        let size = 0;
+        const it = stmt.iterate(...bindArgs(params));
+        try {
+          for (let next = it.next(); !next.done; next = it.next()) {
+            if (rows.push(next.value) > limit) return rows;
+            size += jsonSizeAtLeast(next.value);
+            if (size > MAX_JSON_ANSWER_CHARS) return rows;
+          }
+        } finally {
+          it.return?.();
+        }
+        return stmt.all(...bindArgs(params));
+      } finally {
+        db.limits.length = LIMITS.length;
       }
-    } finally {
-      it.return?.();
+    };
+    try {
+      try {
+        return read(BATCH_BYTES / ((limit + 1) * (n + 1)));
+      } catch (error) {
+        if ((error as { errcode?: number }).errcode !== 18 || g.refused !== null) throw error;
+        return read(BATCH_BYTES / (n + 1));
+      }
+    } catch (error) {
+      if ((error as { errcode?: number }).errcode !== 18 || g.refused !== null) throw error;
+      throw new TooLargeError(
+        `a value is larger than ${
+          Math.floor(BATCH_BYTES / (n + 1))
+        } bytes, its share of a row of ${n} columns: select fewer columns, or download the rows`,
+      );
     }
-    return stmt.all(...bindArgs(params));
   };
   const run: Db["run"] = (sql, params, options, onColumns, onRow, onRows) => {
-    refused = null;
-    writing = options.write;
+    g.refused = null;
+    g.writing = options.write;
+    const writing = g.writing;
     const limit = options.limit;
     // Only a query reads in the request's transaction: other statements run on their own.
     if (holding && (writing || !compilesQueryOnly(sql))) leave();
@@ -413,14 +593,14 @@ export function openLocal(path: string, write: boolean): Db {
         stmt = prepare(wrapped(sql, names.length, limit));
       } catch {
         // Not a statement a CTE can hold (a PRAGMA, an EXPLAIN, RETURNING): read as it is.
-        refused = null;
+        g.refused = null;
       }
     }
     if (!stmt) {
       let rows: unknown[][];
       try {
         rows = limit !== undefined && !writing && compilesQueryOnly(sql)
-          ? pageAsItIs(first!, params, limit)
+          ? pageAsItIs(first!, params, limit, names.length)
           : first!.all(...bindArgs(params));
       } catch (error) {
         throw fail(error);

@@ -1,63 +1,77 @@
-import { createClient, type InArgs } from "@libsql/client/web";
+import { createClient, type InArgs, type Transaction } from "@libsql/client/web";
+import {
+  type Db,
+  DbError,
+  type Params,
+  RefusedError,
+  TimeLimitError,
+  TooLargeError,
+} from "./db.ts";
+import { openRuleCheck } from "./local.ts";
 import { describeNetworkFailure, isUnreachable } from "../../net/failure.ts";
 import { redactUrl } from "../../log/secret.ts";
-import { type Db, DbError, type Params, RefusedError } from "./db.ts";
-import { pragmaRefusal, WRITE_REFUSED } from "./rules.ts";
-import { explainPrefix, singleStatement, type Token } from "./sql_text.ts";
 
 /**
  * A remote libSQL server (sqld, Turso) through @libsql/client. The server runs the SQL, on its
- * own files with its own build, so no local file is at stake; read-only is held in two ways:
- * - a statement is sent only when it can only read, by its leading keywords: SELECT, VALUES,
- *   WITH (with no INSERT, UPDATE, DELETE or REPLACE at its top level), EXPLAIN of those, or a
- *   PRAGMA that reads, by the same allow-list as a local file's (rules.ts);
- * - it runs in a read transaction (`BEGIN TRANSACTION READONLY`, which sqld and Turso refuse
- *   to write in) that is rolled back, never committed, so a write the keywords miss is not
- *   kept on a server that does not know READONLY either.
- * A read-only token (Turso: `turso db tokens create --read-only`) makes the server refuse
- * writes itself: use one for a browser left running.
+ * own files with its own build; what a statement may do is decided here first, by the same
+ * rules as a local file's: the remote schema is copied into an in-memory database with the same
+ * defences and authorizer (local.ts, openRuleCheck), where the statement is prepared, never run,
+ * before it is sent. Refused there, it is never sent, with the same 403 and message.
+ * Then it runs in a transaction of its own: a read transaction (`BEGIN TRANSACTION READONLY`,
+ * which sqld and Turso refuse to write in) that is rolled back, never committed, unless it is a
+ * --write POST. A read-only token (Turso: `turso db tokens create --read-only`) makes the server
+ * refuse writes itself: use one for a browser left running.
  */
 
-function isWord(t: Token | undefined, ...words: string[]): boolean {
-  return t !== undefined && t.kind === "word" && words.includes(t.value.toUpperCase());
-}
+/**
+ * The most bytes of one answer from the remote server: the client reads an answer whole and
+ * decodes it into objects several times its size, so a huge one ended the worker.
+ */
+export const REMOTE_ANSWER_BYTES = 64 * 1024 * 1024;
+/** The most columns a remote answer may have: SQLite's own default limit (SQLITE_MAX_COLUMN). */
+export const REMOTE_MAX_COLUMNS = 2000;
 
-/** Why a statement cannot be sent to a read-only remote database, or null when it only reads. */
-export function remoteWriteProblem(sql: string): string | null {
-  const { tokens } = singleStatement(sql);
-  const body = tokens.slice(explainPrefix(tokens).inner);
-  const head = body[0];
-  if (isWord(head, "SELECT", "VALUES")) return null;
-  if (isWord(head, "PRAGMA")) {
-    // PRAGMA [schema.]name [= value | (value)]: the same allow-list as a local file's.
-    const dotted = body[2]?.kind === "punct" && body[2].value === ".";
-    const name = (dotted ? body[3] : body[1])?.value.toLowerCase() ?? "";
-    const rest = body.slice(dotted ? 4 : 2);
-    return pragmaRefusal(name, rest.length > 0 ? "value" : null, false);
+class RemoteTooLarge extends Error {}
+
+/** fetch, with every answer's body read whole under REMOTE_ANSWER_BYTES. */
+async function cappedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const res = await fetch(input, init);
+  if (!res.body) return res;
+  const declared = Number(res.headers.get("content-length") ?? "0");
+  if (declared > REMOTE_ANSWER_BYTES) {
+    await res.body.cancel();
+    throw new RemoteTooLarge();
   }
-  if (isWord(head, "WITH")) {
-    let depth = 0;
-    for (const t of body) {
-      if (t.kind === "punct" && t.value === "(") depth++;
-      else if (t.kind === "punct" && t.value === ")") depth--;
-      else if (depth === 0 && isWord(t, "INSERT", "UPDATE", "DELETE", "REPLACE")) {
-        return WRITE_REFUSED;
-      }
-    }
-    return null;
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const part of res.body) {
+    size += part.length;
+    if (size > REMOTE_ANSWER_BYTES) throw new RemoteTooLarge();
+    parts.push(part);
   }
-  return WRITE_REFUSED;
+  return new Response(new Blob(parts as BlobPart[]), { status: res.status, headers: res.headers });
 }
 
 /** DbError's code for a server that could not be reached: 503, not the query's 400. */
 export const UNREACHABLE = "UNREACHABLE";
 
-function wrap(error: unknown, shown: string): DbError {
-  const e = error as { message?: string; code?: string };
+function wrap(error: unknown, shown: string): Error {
+  if (
+    error instanceof DbError || error instanceof RefusedError ||
+    error instanceof TimeLimitError || error instanceof TooLargeError
+  ) return error;
+  const e = error as { message?: string; code?: string; cause?: unknown };
   // fetch's or the WebSocket's own failure: the server, not the query, is what is wrong.
   if (isUnreachable(error)) {
     const reason = describeNetworkFailure(error).reason;
     return new DbError(`cannot reach the libSQL server at ${shown}: ${reason}`, UNREACHABLE);
+  }
+  if (error instanceof RemoteTooLarge || e?.cause instanceof RemoteTooLarge) {
+    return new TooLargeError(
+      `the remote server's answer is larger than ${
+        REMOTE_ANSWER_BYTES / 1024 / 1024
+      } MiB: select fewer rows or columns`,
+    );
   }
   return new DbError(e?.message ?? String(error), e?.code ?? "");
 }
@@ -83,32 +97,85 @@ function shownUrl(url: string): string {
 }
 
 export function openRemote(url: string, authToken: string | undefined, write: boolean): Db {
-  const client = createClient({ url, authToken, intMode: "bigint" });
+  const client = createClient({ url, authToken, intMode: "bigint", fetch: cappedFetch });
   const shown = shownUrl(url);
+  const rules = openRuleCheck();
+  let schemaVersion: unknown = undefined;
+  /** When the current request's time is up (performance.now()), and its limit for messages. */
+  let until = Infinity;
+  let limitMs = 0;
   const toArgs = (p: Params) => (p ?? []) as InArgs;
+
+  /**
+   * `step` on `tx`, stopped at the request's time limit: the transaction is closed then (the
+   * client sends the server its end once the statement in flight comes back, and the server
+   * rolls it back), so nothing is left open on the server and the worker lives on.
+   */
+  const within = <T>(tx: Transaction, step: Promise<T>): Promise<T> => {
+    const left = until - performance.now();
+    if (left === Infinity) return step;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        tx.close();
+        reject(new TimeLimitError(limitMs));
+      }, Math.max(0, left));
+    });
+    step.catch(() => {});
+    return Promise.race([step, late]).finally(() => clearTimeout(timer));
+  };
+
+  /** Brings the copy of the schema up to the server's, within `tx`. */
+  const follow = async (tx: Transaction) => {
+    const v = (await within(tx, tx.execute("PRAGMA schema_version"))).rows[0]?.[0];
+    if (v === schemaVersion) return;
+    const rs = await within(
+      tx,
+      tx.execute("SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL ORDER BY rowid"),
+    );
+    rules.load(rs.rows.map((r) => String(r[0])));
+    schemaVersion = v;
+  };
+
   const run: Db["run"] = async (sql, params, options, onColumns, onRow) => {
     const writing = write && options.write;
-    if (!writing) {
-      const problem = remoteWriteProblem(sql);
-      if (problem !== null) throw new RefusedError(problem);
-    }
+    let columns: string[];
+    let rows: unknown[][];
+    let counts: { changes?: number; lastInsertRowid?: unknown } = {};
     try {
       const tx = await client.transaction(writing ? "write" : "read");
       try {
-        const rs = await tx.execute({ sql, args: toArgs(params) });
-        onColumns(rs.columns);
-        for (const r of rs.rows) if (!onRow(Array.from(r))) break;
-        if (writing) await tx.commit();
-        else await tx.rollback();
-        return rs.columns.length === 0
-          ? { changes: rs.rowsAffected, lastInsertRowid: rs.lastInsertRowid }
-          : {};
+        await follow(tx);
+        rules.check(sql, writing);
+        const rs = await within(tx, tx.execute({ sql, args: toArgs(params) }));
+        if (rs.columns.length > REMOTE_MAX_COLUMNS) {
+          throw new TooLargeError(
+            `the remote server answered with ${rs.columns.length} columns, more than ${REMOTE_MAX_COLUMNS}`,
+          );
+        }
+        if (writing) await within(tx, tx.commit());
+        else await within(tx, tx.rollback());
+        columns = rs.columns;
+        rows = rs.rows as unknown as unknown[][];
+        if (columns.length === 0) {
+          counts = { changes: rs.rowsAffected, lastInsertRowid: rs.lastInsertRowid };
+        }
+      } catch (error) {
+        // Ended on the server before the answer goes out: a stream left to close by itself was
+        // still open when the process ended (a server then keeps its lock until it expires).
+        // One stopped at the time limit is closed already; its end goes out when it can.
+        if (!tx.closed) await tx.rollback().catch(() => {});
+        throw error;
       } finally {
         if (!tx.closed) tx.close();
       }
     } catch (error) {
       throw wrap(error, shown);
     }
+    // The transaction has ended: a download that stalls from here holds nothing on the server.
+    onColumns(columns);
+    for (const r of rows) if (!onRow(Array.from(r as ArrayLike<unknown>))) break;
+    return counts;
   };
   return {
     async all(sql, params = []) {
@@ -117,8 +184,13 @@ export function openRemote(url: string, authToken: string | undefined, write: bo
       return rows;
     },
     run,
+    timeLimit(ms, limit) {
+      until = performance.now() + ms;
+      limitMs = limit;
+    },
     inTransaction: () => false,
     close() {
+      rules.close();
       client.close();
     },
   };

@@ -11,8 +11,9 @@ export const C = constants as unknown as Readonly<Record<string, number>>;
  * to a future build is refused until it is reviewed.
  *
  * Expressions stored in the schema (CHECK, DEFAULT, generated columns, expression indexes) are
- * resolved when the schema is read, out of the authorizer's sight: `trusted_schema = OFF` limits
- * those to SQLite's innocuous built-ins, and this build has no file functions (local.ts).
+ * resolved when the schema is read, out of the authorizer's sight: they may use only functions
+ * without side effects, since the connection has no others that are not direct-only (SQLite's
+ * innocuous built-ins, the pure math functions; local.ts), and this build has no file functions.
  */
 
 /** Names written one after another, as SQLite's docs list them. */
@@ -22,14 +23,14 @@ function words(text: string): string[] {
 
 /** Scalar, aggregate and window functions of SQLite's core, JSON and full-text modules. */
 const FUNCTIONS = words(`
-  -> ->> abs avg bm25 changes char coalesce concat concat_ws count cume_dist current_date
+  -> ->> abs avg bm25 char coalesce concat concat_ws count cume_dist current_date
   current_time current_timestamp date datetime dense_rank first_value format fts5_get_locale
   fts5_insttoken fts5_locale glob group_concat hex highlight if ifnull iif instr julianday lag
-  last_insert_rowid last_value lead length like likelihood likely lower ltrim match matchinfo
+  last_value lead length like likelihood likely lower ltrim match matchinfo
   max min nth_value ntile nullif octet_length offsets percent_rank printf quote random
   randomblob rank replace round row_number rtrim sign snippet soundex sqlite_compileoption_get
   sqlite_compileoption_used sqlite_source_id sqlite_version strftime string_agg substr
-  substring subtype sum time timediff total total_changes trim typeof unhex unicode unistr
+  substring subtype sum time timediff total trim typeof unhex unicode unistr
   unistr_quote unixepoch unlikely upper zeroblob rtreecheck rtreedepth rtreenode json
   json_array json_array_insert json_array_length json_error_position json_extract
   json_group_array json_group_object json_insert json_object json_patch json_pretty json_quote
@@ -47,6 +48,14 @@ const ALTER_TABLE_FUNCTIONS = words(`
 `);
 
 const ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set([...FUNCTIONS, ...ALTER_TABLE_FUNCTIONS]);
+
+/**
+ * The connection's counters: they tell one request what the last one did, whoever sent it
+ * (another client's insert id and row counts). A write's own counts come with its answer.
+ */
+const COUNTER_FUNCTIONS: ReadonlySet<string> = new Set(words(`
+  changes last_insert_rowid total_changes
+`));
 
 /**
  * PRAGMAs that only read, allowed without a value. Not `database_list` (it shows the server's
@@ -117,10 +126,17 @@ export function pragmaRefusal(name: string, value: string | null, write: boolean
     : `PRAGMA ${name} with a value is not allowed (it changes the connection or the file)`;
 }
 
+const ROW_WRITES: ReadonlySet<number> = new Set([
+  C.SQLITE_INSERT,
+  C.SQLITE_UPDATE,
+  C.SQLITE_DELETE,
+]);
+
 /**
  * The authorizer's verdict on one action: null to allow it, else why it is refused.
  * `a` and `b` are the action's two arguments as SQLite passes them (see sqlite3_set_authorizer),
- * `schema` the database it acts on.
+ * `schema` the database it acts on; `table` what the table `a` is, when that matters: a virtual
+ * table's shadow table, or a PRAGMA's table-valued form (`pragma_table_info`).
  */
 export function refusal(
   action: number,
@@ -128,7 +144,23 @@ export function refusal(
   b: string | null,
   schema: string | null,
   write: boolean,
+  table: { shadow?: boolean; pragma?: boolean } = {},
 ): string | null {
+  const shadow = table.shadow === true;
+  // A PRAGMA read as a table is judged as the PRAGMA, by its name, when it is prepared (SQLite
+  // asks about its PRAGMA again only when it runs, which a remote statement does elsewhere).
+  if (action === C.SQLITE_READ && table.pragma === true && a !== null) {
+    return pragmaRefusal(a.slice("pragma_".length).toLowerCase(), null, write);
+  }
+  // A virtual table's own statements on its shadow tables, which R-tree prepares (writes
+  // included) when it connects, also to read: allowed, since defensive mode keeps ordinary SQL
+  // from writing a shadow table and a read-only connection cannot write at all. Writing the
+  // virtual table itself is the write the rules judge.
+  if (shadow && schema === "main" && ROW_WRITES.has(action)) return null;
+  // ALTER TABLE's own rewrite of the TEMP schema's text (SQLite refuses that UPDATE to SQL).
+  if (
+    action === C.SQLITE_UPDATE && schema === "temp" && a === "sqlite_temp_master" && write
+  ) return null;
   switch (action) {
     case C.SQLITE_SELECT:
     case C.SQLITE_READ:
@@ -136,6 +168,10 @@ export function refusal(
       return null;
     case C.SQLITE_FUNCTION: {
       const name = (b ?? "").toLowerCase();
+      if (COUNTER_FUNCTIONS.has(name)) {
+        return `function ${name} is not allowed: it would show what an earlier request did ` +
+          "(a write's answer carries its rows_affected and last_insert_rowid)";
+      }
       return ALLOWED_FUNCTIONS.has(name) ? null : `function ${name} is not allowed`;
     }
     case C.SQLITE_PRAGMA:
