@@ -58,7 +58,7 @@ Deno.test("once: first run sends every entry in order, a second run nothing, a n
     assert.ok(await Deno.stat(`${env.dir}/data/feed_data/courier.db`));
   }));
 
-Deno.test("once: the first-sighting limit, top level and per feed", () =>
+Deno.test("once: the first-sighting limit, top level and per feed, and the line that says so", () =>
   withEnv(async (env) => {
     const ids = ["1", "2", "3", "4", "5"];
     for (const name of ["top", "own", "all"]) env.feeds.set(`/${name}.xml`, items(ids));
@@ -75,6 +75,21 @@ Deno.test("once: the first-sighting limit, top level and per feed", () =>
     assert.deepEqual(bolds(env.bot, "@top_chan"), ["Post 4", "Post 5"]);
     assert.deepEqual(bolds(env.bot, "@own_chan"), ["Post 5"]);
     assert.deepEqual(bolds(env.bot, "@all_chan"), ids.map((i) => `Post ${i}`));
+    // A first sighting that holds entries back says how many, and which key limits it.
+    const lines = r.stderr.split("\n").filter((l) => l.includes("first sighting"));
+    assert.equal(lines.length, 2, r.stderr);
+    const line = (feed: string) =>
+      lines.find((l) =>
+        l.endsWith(` feed=${feed} sent=${feed === "top" ? 2 : 1} skipped=${feed === "top" ? 3 : 4}`)
+      );
+    assert.match(
+      line("top") ?? r.stderr,
+      /msg="first sighting: 5 entries, the top-level first_time_limit 2 sends the newest 2; the 3 older are recorded as seen, never sent"/,
+    );
+    assert.match(
+      line("own") ?? r.stderr,
+      /msg="first sighting: 5 entries, feed own's first_time_limit 1 sends the newest 1; the 4 older are recorded as seen, never sent"/,
+    );
     // After the first sighting, every new entry goes.
     for (const name of ["top", "own", "all"]) {
       env.feeds.set(`/${name}.xml`, items([...ids, "6", "7"]));
@@ -357,34 +372,4 @@ Deno.test("once: $COURIER_MESSENGER_API and $COURIER_CONFIG are honoured", () =>
     });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(env.bot.messages().length, 1);
-  }));
-
-Deno.test("once: a first sighting that holds entries back says how many and which key", () =>
-  withEnv(async (env) => {
-    const ids = ["1", "2", "3", "4", "5"];
-    for (const name of ["top", "own", "all"]) env.feeds.set(`/${name}.xml`, items(ids));
-    await env.writeConfig({
-      first_time_limit: 2,
-      feeds: [
-        feed("top", env.feeds.url("/top.xml"), { channel: "@top_chan" }),
-        feed("own", env.feeds.url("/own.xml"), { channel: "@own_chan", first_time_limit: 1 }),
-        feed("all", env.feeds.url("/all.xml"), { channel: "@all_chan", first_time_limit: -1 }),
-      ],
-    });
-    const r = await env.once();
-    assert.equal(r.code, 0, r.stderr);
-    const lines = r.stderr.split("\n").filter((l) => l.includes("first sighting"));
-    assert.equal(lines.length, 2, r.stderr);
-    const line = (feed: string) =>
-      lines.find((l) =>
-        l.endsWith(` feed=${feed} sent=${feed === "top" ? 2 : 1} skipped=${feed === "top" ? 3 : 4}`)
-      );
-    assert.match(
-      line("top") ?? r.stderr,
-      /msg="first sighting: 5 entries, the top-level first_time_limit 2 sends the newest 2; the 3 older are recorded as seen, never sent"/,
-    );
-    assert.match(
-      line("own") ?? r.stderr,
-      /msg="first sighting: 5 entries, feed own's first_time_limit 1 sends the newest 1; the 4 older are recorded as seen, never sent"/,
-    );
   }));
