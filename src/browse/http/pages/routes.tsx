@@ -17,7 +17,8 @@ import { paramsText } from "./params_text.ts";
 import { HomeView, LoginView, type PlanRow, type QueryPage, QueryView } from "./query_view.tsx";
 import { checkFilters, Reader, ReadError, type Rows, type Run, type TableInfo } from "./reads.ts";
 import { CellView, type Referrer, RowView } from "./row_view.tsx";
-import { safeNext, sameText, sessionCookie, sessionGuard, sessionValue } from "./session.ts";
+import { timingSafeEqual } from "hono/utils/buffer";
+import { safeNext, sessionCookie, sessionGuard, sessionValue } from "./session.ts";
 import { StructureView } from "./structure_view.tsx";
 import {
   bindable,
@@ -104,7 +105,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
     const form = new URLSearchParams(new TextDecoder().decode(await readBody(c, 64 * 1024)));
     const next = safeNext(form.get("next"));
     if (o.token === undefined) return c.redirect(next, 303);
-    if (!sameText(form.get("token") ?? "", o.token)) {
+    if (!await timingSafeEqual(form.get("token") ?? "", o.token)) {
       return htmlResponse(
         <Layout title="Token needed" frame={{ label: o.label, write: o.write, tables: [] }}>
           <LoginView next={next} wrong />

@@ -5,6 +5,7 @@
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
+import { timingSafeEqual } from "hono/utils/buffer";
 
 export const COOKIE = "courier_browse";
 
@@ -25,14 +26,6 @@ export async function sessionValue(token: string): Promise<string> {
   return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Equal strings, compared in time independent of where they differ. */
-export function sameText(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}
-
 export function sessionCookie(value: string): string {
   return `${COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict`;
 }
@@ -50,7 +43,7 @@ export function sessionGuard(
 ): MiddlewareHandler {
   return async function sessionGuard(c, next) {
     const have = getCookie(c, COOKIE) ?? "";
-    if (!sameText(have, await expected)) return await refuse(c);
+    if (!await timingSafeEqual(have, await expected)) return await refuse(c);
     return await next();
   };
 }
