@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { makeFixtureDb } from "../support/browse_fixtures.ts";
 import { childPids, rss, startBrowseProcess } from "../support/browse_process.ts";
+import { STALL_MS } from "../../src/browse/pool/pool.ts";
 
 const MB = 1024 * 1024;
 const PRLIMIT = ["prlimit", "--nofile=1024", "--"];
@@ -81,6 +82,7 @@ Deno.test("bounds: 40 clients that never read a 27 MB answer hold at most the an
         `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
     );
     const statuses: string[] = [];
+    const heldSince: number[] = [];
     let peak = 0;
     for (let i = 0; i < 40; i++) {
       const c = await Deno.connect({ hostname: "127.0.0.1", port: port(server.url) });
@@ -95,12 +97,21 @@ Deno.test("bounds: 40 clients that never read a 27 MB answer hold at most the an
         if (n === null) break;
         got += n;
       }
-      statuses.push(new TextDecoder().decode(buf.subarray(9, 12)));
+      const status = new TextDecoder().decode(buf.subarray(9, 12));
+      statuses.push(status);
+      if (status === "200") heldSince.push(performance.now());
       peak = Math.max(peak, treeRss(server.pid));
     }
-    const held = statuses.filter((s) => s === "200").length;
-    assert.ok(held >= 1 && held <= 5, `answers held: ${statuses.join(" ")}`);
-    assert.ok(statuses.filter((s) => s === "503").length >= 35, statuses.join(" "));
+    // An answer nobody reads is dropped only after STALL_MS without progress, so every 200
+    // begun within STALL_MS of another is still held beside it: at most 5 in any such window
+    // (all 40 clients, when they connect within STALL_MS; a slow, busy machine may see the
+    // first answers dropped and their budget given to later clients). The rest are 503s.
+    assert.ok(heldSince.length >= 1, statuses.join(" "));
+    const mostAtOnce = Math.max(
+      ...heldSince.map((t) => heldSince.filter((u) => u >= t && u < t + STALL_MS).length),
+    );
+    assert.ok(mostAtOnce <= 5, `answers held at once: ${mostAtOnce}: ${statuses.join(" ")}`);
+    assert.ok(statuses.every((s) => s === "200" || s === "503"), statuses.join(" "));
     // The budget (128 MiB) and the answers in flight, over the tree's idle size.
     const growth = peak - idle;
     assert.ok(growth < 400 * MB, `the process tree grew by ${Math.round(growth / MB)} MB`);
@@ -109,7 +120,9 @@ Deno.test("bounds: 40 clients that never read a 27 MB answer hold at most the an
     assert.equal(point.status, 200);
     await point.body?.cancel();
     console.log(
-      `stalled readers: ${held} answers held, tree idle ${Math.round(idle / MB)} MB, ` +
+      `stalled readers: ${mostAtOnce} answers held at once, tree idle ${
+        Math.round(idle / MB)
+      } MB, ` +
         `peak ${Math.round(peak / MB)} MB`,
     );
   } finally {
