@@ -81,8 +81,8 @@ export async function runDemo(): Promise<number> {
     if (stopAsked && (status.code === 0 || status.signal === "SIGINT")) return 0;
     return status.code;
   } finally {
-    Deno.removeSignalListener("SIGINT", stop);
-    Deno.removeSignalListener("SIGTERM", stop);
+    // The listeners stay until the process exits: `deno task` passes a Ctrl-C on once more,
+    // late on a busy machine, and without them that copy ended the demo mid-cleanup (130).
     await server.shutdown();
     await Deno.remove(dir, { recursive: true });
     console.log(`\ncourier demo: stopped; removed ${dir}.`);
