@@ -18,6 +18,7 @@
 
 import { copy } from "../../net/unix_relay.ts";
 import { MessageScanner } from "./http_framing.ts";
+import { type ClientTag, ClientTags } from "./client_tag.ts";
 
 /** A Unix socket, or a loopback port where there are none (Windows). */
 export type Backend = { transport: "unix"; path: string } | {
@@ -93,6 +94,8 @@ function indexOfBytes(hay: Uint8Array, needle: Uint8Array, from: number): number
 
 interface Client {
   conn: Deno.TcpConn;
+  /** Tells the app its requests' peer (client_tag.ts). */
+  tag: ClientTag;
   upstream?: Deno.Conn;
   /** Still sending its first request's headers. */
   opening: boolean;
@@ -111,6 +114,7 @@ function answering(c: Client): boolean {
 function closeClient(c: Client): void {
   if (c.closed) return;
   c.closed = true;
+  c.tag.close();
   try {
     c.conn.close();
   } catch { /* closed already */ }
@@ -135,6 +139,8 @@ export class Front {
   #closed = false;
   readonly #observers = new Set<(e: FrontEvent) => void>();
   readonly done: Promise<void>;
+  /** Whom each relayed request comes from. */
+  readonly tags = new ClientTags();
 
   /** Binds the public address; throws as Deno.listen does when it cannot. */
   constructor(options: FrontOptions) {
@@ -220,7 +226,8 @@ export class Front {
         });
         continue;
       }
-      const client: Client = { conn, opening: true, closed: false, pending: [] };
+      const tag = this.tags.open(conn.remoteAddr.hostname);
+      const client: Client = { conn, tag, opening: true, closed: false, pending: [] };
       this.#clients.add(client);
       this.#serve(client).catch(() => {}).finally(() => {
         closeClient(client);
@@ -253,16 +260,25 @@ export class Front {
       clearTimeout(timer);
     }
     if (c.closed) return;
+    const lineEnds: number[] = [];
     const requests = new MessageScanner("request", {
+      line: (text, at) => c.tag.follows(text) && lineEnds.push(at),
       head: (text) => c.pending.push(text.slice(0, text.indexOf(" "))),
       end: () => {},
     });
+    // Each request is passed on tagged with its connection.
+    const relayed = (bytes: Uint8Array) => {
+      requests.feed(bytes);
+      const out = c.tag.insert(bytes, lineEnds);
+      lineEnds.length = 0;
+      return out;
+    };
     const answers = new MessageScanner("response", {
       head: () => {},
       end: () => void c.pending.shift(),
     }, () => c.pending[0] === "HEAD");
     // Its first request is being answered from here on.
-    requests.feed(head.subarray(0, size));
+    const first = relayed(head.subarray(0, size));
     c.requests = requests;
     c.opening = false;
     const backend = this.#backend;
@@ -272,10 +288,10 @@ export class Front {
       : await Deno.connect({ hostname: backend.hostname, port: backend.port });
     if (c.closed) return closeClient(c);
     let off = 0;
-    while (off < size) off += await c.upstream.write(head.subarray(off, size));
+    while (off < first.length) off += await c.upstream.write(first.subarray(off));
     const up = c.upstream;
     // The client's end of sending is passed on; the server's end of answering ends it all.
-    copy(c.conn, up, REQUEST_BUFFER, (b) => requests.feed(b)).catch(() => closeClient(c));
+    copy(c.conn, up, REQUEST_BUFFER, relayed).catch(() => closeClient(c));
     await copy(up, c.conn, ANSWER_BUFFER, (b) => answers.feed(b)).catch(() => {});
   }
 
