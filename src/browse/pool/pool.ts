@@ -72,7 +72,7 @@ const SLOW_MEMORY = 256;
 export type PoolEvent =
   | { type: "queued"; queued: number }
   | { type: "dropped"; reason: "timeout" | "cancelled" | "full" }
-  | { type: "run"; pid: number; suspect: boolean }
+  | { type: "run"; pid: number; suspect: boolean; client: string }
   | { type: "spare"; pid: number }
   | { type: "killed"; pid: number; reason: KillReason };
 
@@ -554,7 +554,7 @@ export class WorkerPool {
         downloading = false;
         this.#downloads--;
       };
-      this.#emit({ type: "run", pid: w.child.pid, suspect });
+      this.#emit({ type: "run", pid: w.child.pid, suspect, client });
       this.#pump();
       const sent: WorkerRequest = selfStopping
         ? { ...req, timeLeftMs: deadline - performance.now(), limitMs: this.options.timeoutMs }
