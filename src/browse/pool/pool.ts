@@ -326,7 +326,9 @@ export class WorkerPool {
     w.busySince = null;
     if (w.gone || this.#closed) return;
     if (w.dead) return this.#replace(w, "failed");
-    const i = pickWaiter(this.#queue, this.#held(), w.spare, this.#downloadRoom());
+    const i = this.#queue.length === 0
+      ? -1
+      : pickWaiter(this.#queue, this.#held(), w.spare, this.#downloadRoom());
     if (i >= 0) {
       const [waiter] = this.#queue.splice(i, 1);
       this.#busy(w, waiter.client);
@@ -402,6 +404,7 @@ export class WorkerPool {
    * worker is replaced, and the pick gives it to the client holding fewer). True when it did.
    */
   #handOver(): boolean {
+    if (this.#queue.length === 0) return false;
     const held = this.#held();
     const room = this.#downloadRoom();
     const forSpare = owing(this.#queue, held, true, room);
