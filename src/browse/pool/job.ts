@@ -231,7 +231,11 @@ export async function runJob(
   };
 
   const untrack = hooks.track(stop);
-  if (limits.rerunnable) w.preempt = () => stop(new PreemptedError(), "preempted");
+  // A remote request on a regular worker stops itself (killing it would leave the server's
+  // transaction open): it is not handed over.
+  if (limits.rerunnable && (w.spare || !limits.selfStopping)) {
+    w.preempt = () => stop(new PreemptedError(), "preempted");
+  }
   signal?.addEventListener("abort", onAbort, { once: true });
   // A client gone before its request reached the worker: nothing to wait for.
   if (signal?.aborted && !limits.selfStopping) cancel();
