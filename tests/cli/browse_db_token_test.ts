@@ -5,6 +5,7 @@
  * the libSQL project's Hrana server records the Authorization header of every request; the
  * token never shows in the process's output or command line.
  */
+import { signal, stopChild, withinChild } from "../support/child.ts";
 import assert from "node:assert/strict";
 import { stringify } from "yaml";
 import { readUntilServing } from "../support/browse_process.ts";
@@ -48,7 +49,11 @@ async function browseOnce(args: string[], env: Record<string, string>) {
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let stdout = "";
   try {
-    const serving = await readUntilServing(reader, () => stderr);
+    const serving = await withinChild(
+      child,
+      "browse serving",
+      readUntilServing(reader, () => stderr),
+    );
     const url = serving.url;
     stdout = serving.seen;
     const tables = await fetch(new URL("/api/tables", url));
@@ -58,13 +63,19 @@ async function browseOnce(args: string[], env: Record<string, string>) {
     const argv = await Deno.readTextFile(`/proc/${child.pid}/cmdline`);
     return { argv, text };
   } finally {
-    child.kill("SIGTERM");
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      stdout += value;
-    }
-    const status = await child.status;
+    const stopped = stopChild(child);
+    await withinChild(
+      child,
+      "browse's output ending",
+      (async () => {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          stdout += value;
+        }
+      })(),
+    );
+    const status = await stopped;
     const err = await stderr;
     assert.equal(status.code, 0, err);
     for (const token of [FILE_TOKEN, ENV_TOKEN, FLAG_TOKEN]) {
@@ -84,12 +95,18 @@ async function browseExit(args: string[]) {
   }).spawn();
   const stderr = new Response(child.stderr).text();
   let stdout = "";
-  for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
-    stdout += chunk;
-    // A regression must fail the test, not hang it.
-    if (stdout.includes("serving")) child.kill("SIGTERM");
-  }
-  return { code: (await child.status).code, stdout, stderr: await stderr };
+  await withinChild(
+    child,
+    `courier browse ${args.join(" ")}`,
+    (async () => {
+      for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+        stdout += chunk;
+        // A regression must fail the test, not hang it.
+        if (stdout.includes("serving")) signal(child, "SIGTERM");
+      }
+    })(),
+  );
+  return { code: (await stopChild(child)).code, stdout, stderr: await stderr };
 }
 
 async function writeConfig(dir: string, dbUrl: string, tokenFile: string): Promise<string> {

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { readUntilServing } from "../support/browse_process.ts";
+import { stopChild, withinChild } from "../support/child.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const ENDLESS =
@@ -24,15 +25,18 @@ Deno.test("browse: a download cut by the time limit is logged as one line, witho
   const stderr = new Response(child.stderr).text();
   try {
     const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    const { url } = await readUntilServing(reader, () => stderr);
+    const { url } = await withinChild(
+      child,
+      "browse serving",
+      readUntilServing(reader, () => stderr),
+    );
     reader.releaseLock();
     const res = await fetch(`${url}api/query?format=csv&query=${encodeURIComponent(ENDLESS)}`);
     assert.equal(res.status, 200);
     // The transfer fails: the time limit cut the file short.
     await assert.rejects(res.arrayBuffer());
   } finally {
-    child.kill("SIGTERM");
-    await child.status;
+    await stopChild(child);
     await child.stdout.cancel().catch(() => {});
   }
   const log = await stderr;

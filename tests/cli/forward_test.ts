@@ -9,6 +9,7 @@ import Database from "libsql";
 import { stringify } from "yaml";
 import { acquireLock } from "../../src/store/lock.ts";
 import { runCli } from "../support/cli.ts";
+import { withinChild } from "../support/child.ts";
 import { writeTestConfig } from "../support/cli_env.ts";
 import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
 import { deferred } from "../support/forward_stubs.ts";
@@ -71,8 +72,8 @@ class Courier {
 
   /** Waits for the exit and the end of its output. */
   async exit(): Promise<number> {
-    const { code } = await this.status;
-    await this.#drained;
+    const { code } = await withinChild(this.#child, "courier's exit", this.status);
+    await withinChild(this.#child, "courier's output ending", this.#drained);
     for (const text of [this.stdout, this.stderr]) {
       assert.ok(!text.includes(TOKEN) && !text.includes("TEST-token"), `token leaked:\n${text}`);
     }

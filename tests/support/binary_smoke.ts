@@ -8,6 +8,7 @@
  */
 import { join } from "node:path";
 import { VERSION } from "../../src/version.ts";
+import { runWithin, stopChild } from "./child.ts";
 
 const ROOT = new URL("../..", import.meta.url);
 const decoder = new TextDecoder();
@@ -49,10 +50,7 @@ export async function smokeTest(binary: string, log: (line: string) => void = ()
     }
     log(`browse: /api/info answered by a worker with SQLite ${info.sqlite_version}`);
   } finally {
-    try {
-      browse.kill("SIGTERM");
-    } catch { /* already ended */ }
-    await browse.status;
+    await stopChild(browse);
     await output.done;
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
@@ -60,8 +58,7 @@ export async function smokeTest(binary: string, log: (line: string) => void = ()
 
 /** Runs the binary to its end; its stdout, or an error with both outputs if it failed. */
 async function run(binary: string, args: string[], cwd: string): Promise<string> {
-  const out = await new Deno.Command(binary, { args, cwd, stdout: "piped", stderr: "piped" })
-    .output();
+  const out = await runWithin(binary, { args, cwd });
   const stdout = decoder.decode(out.stdout);
   if (!out.success) {
     throw new Error(

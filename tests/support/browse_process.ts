@@ -1,3 +1,5 @@
+import { stopChild, withinChild } from "./child.ts";
+
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 /** A `courier browse` server in its own process, for measuring it from outside. */
@@ -25,11 +27,15 @@ export async function startBrowseProcess(
     env: { NO_COLOR: "1" },
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const { url } = await readUntilServing(reader, async () => {
-    const err = await new Response(child.stderr).text();
-    await child.status;
-    return err;
-  });
+  const { url } = await withinChild(
+    child,
+    "courier browse printing its URL",
+    readUntilServing(reader, async () => {
+      const err = await new Response(child.stderr).text();
+      await child.status;
+      return err;
+    }),
+  );
   reader.releaseLock();
   child.stdout.cancel().catch(() => {});
   child.stderr.cancel().catch(() => {});
@@ -37,10 +43,7 @@ export async function startBrowseProcess(
     url,
     pid: child.pid,
     child,
-    stop: async () => {
-      child.kill("SIGTERM");
-      return await child.status;
-    },
+    stop: () => stopChild(child),
   };
 }
 

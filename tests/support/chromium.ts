@@ -5,6 +5,8 @@
  * screenshot, receive downloads, and see every Content-Security-Policy violation.
  */
 
+import { stopChild, withinChild } from "./child.ts";
+
 const CHROMIUM = Deno.env.get("CHROMIUM_BIN") ?? "/usr/bin/chromium";
 
 interface Pending {
@@ -71,12 +73,16 @@ export async function launchChromium(): Promise<Browser> {
     stderr: "piped",
     stdin: "null",
   }).spawn();
-  const wsUrl = await devtoolsUrl(child.stderr);
+  const wsUrl = await withinChild(child, "Chromium listening", devtoolsUrl(child.stderr));
   const socket = new WebSocket(wsUrl);
-  await new Promise((resolve, reject) => {
-    socket.onopen = resolve;
-    socket.onerror = () => reject(new Error("cannot connect to Chromium's DevTools"));
-  });
+  await withinChild(
+    child,
+    "Chromium's DevTools connection",
+    new Promise((resolve, reject) => {
+      socket.onopen = resolve;
+      socket.onerror = () => reject(new Error("cannot connect to Chromium's DevTools"));
+    }),
+  );
   let nextId = 1;
   const pending = new Map<number, Pending>();
   const listeners = new Set<(method: string, params: Record<string, unknown>) => void>();
@@ -95,9 +101,13 @@ export async function launchChromium(): Promise<Browser> {
   const send = (method: string, params: unknown = {}, sessionId?: string) => {
     const id = nextId++;
     socket.send(JSON.stringify({ id, method, params, sessionId }));
-    return new Promise<Record<string, unknown>>((resolve, reject) => {
-      pending.set(id, { resolve, reject });
-    });
+    return withinChild(
+      child,
+      `Chromium answering ${method}`,
+      new Promise<Record<string, unknown>>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+      }),
+    );
   };
 
   const downloads = await Deno.makeTempDir({ prefix: "chromium_downloads_" });
@@ -198,7 +208,7 @@ export async function launchChromium(): Promise<Browser> {
     async close() {
       await send("Browser.close").catch(() => {});
       socket.close();
-      await child.status;
+      await stopChild(child);
       await Deno.remove(profile, { recursive: true }).catch(() => {});
       await Deno.remove(downloads, { recursive: true }).catch(() => {});
     },

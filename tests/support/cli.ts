@@ -1,3 +1,5 @@
+import { outputWithin } from "./child.ts";
+
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 export interface CliResult {
@@ -28,7 +30,7 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
     await writer.write(new TextEncoder().encode(options.stdin));
     await writer.close();
   }
-  const out = await child.output();
+  const out = await outputWithin(child, `courier ${args.join(" ")}`);
   const decoder = new TextDecoder();
   return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
 }

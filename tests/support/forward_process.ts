@@ -1,4 +1,6 @@
 /** A real `courier forward` process whose log (stderr) a test reads as it comes. */
+import { CHILD_BOUND_MS, signal, stopChild, withinChild } from "./child.ts";
+
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
 export interface ForwardProcess {
@@ -28,13 +30,18 @@ export function startForward(args: string[], env: Record<string, string> = {}): 
   }).spawn();
   const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
   let log = "";
-  const untilLog = async (done: (log: string) => boolean, what: string) => {
-    while (!done(log)) {
-      const next = await reader.read();
-      if (next.done) throw new Error(`forward ended before logging ${what}:\n${log}`);
-      log += next.value;
-    }
-  };
+  const untilLog = (done: (log: string) => boolean, what: string) =>
+    withinChild(
+      child,
+      `forward logging ${what}`,
+      (async () => {
+        while (!done(log)) {
+          const next = await reader.read();
+          if (next.done) throw new Error(`forward ended before logging ${what}:\n${log}`);
+          log += next.value;
+        }
+      })(),
+    );
   const untilCount = (text: string, times: number) =>
     untilLog((log) => log.split(text).length - 1 >= times, text);
   return {
@@ -43,7 +50,7 @@ export function startForward(args: string[], env: Record<string, string> = {}): 
       return log;
     },
     async kill() {
-      child.kill("SIGKILL");
+      signal(child, "SIGKILL");
       await child.status;
       await child.stderr.cancel().catch(() => {});
     },
@@ -51,13 +58,21 @@ export function startForward(args: string[], env: Record<string, string> = {}): 
     untilCount,
     untilLog,
     async stop() {
-      child.kill("SIGTERM");
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        log += value;
-      }
-      return { code: (await child.status).code, log };
+      const status = stopChild(child);
+      // The log ends when the process does; stopChild's SIGKILL bounds it.
+      await withinChild(
+        child,
+        "forward's log ending",
+        (async () => {
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            log += value;
+          }
+        })(),
+        CHILD_BOUND_MS,
+      );
+      return { code: (await status).code, log };
     },
   };
 }

@@ -2,6 +2,7 @@
  * Servers a client fails against, for the failure-wording tests of feeds and the messenger.
  */
 import assert from "node:assert/strict";
+import { runWithin } from "./child.ts";
 
 /** A port nothing listens on: bound by the OS, then let go. */
 export function closedPort(): number {
@@ -46,12 +47,12 @@ export interface TlsTrouble {
 
 export async function startTlsTrouble(answer: () => Response): Promise<TlsTrouble> {
   const dir = await Deno.makeTempDir({ prefix: "courier-tls-" });
-  const made = await new Deno.Command("openssl", {
+  const made = await runWithin("openssl", {
     args: ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1"]
       .concat(["-keyout", `${dir}/key.pem`, "-out", `${dir}/cert.pem`]),
     stdout: "null",
     stderr: "null",
-  }).output();
+  });
   assert.ok(made.success, "openssl made a self-signed certificate");
   const tls = Deno.serve({
     port: 0,

@@ -3,6 +3,8 @@
  * by the sqld authors), on loopback with a persistent SQLite file: the independent server for
  * every remote-libSQL test. Needs Debian's python3-aiohttp and python3-protobuf.
  */
+import { stopChild, withinChild } from "./child.ts";
+
 const VENDOR = new URL("../../../shared/vendor/hrana-test-server/", import.meta.url);
 
 export interface HranaServer {
@@ -52,11 +54,17 @@ export async function startHrana(
   }).spawn();
   const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
   let seen = "";
-  while (!seen.includes("Server is ready")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the Hrana server exited: ${seen}`);
-    seen += value;
-  }
+  await withinChild(
+    child,
+    "the Hrana server getting ready",
+    (async () => {
+      while (!seen.includes("Server is ready")) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the Hrana server exited: ${seen}`);
+        seen += value;
+      }
+    })(),
+  );
   // Keep draining its log so it never blocks on a full pipe.
   (async () => {
     while (!(await reader.read()).done) { /* drain */ }
@@ -65,8 +73,7 @@ export async function startHrana(
     url: `http://127.0.0.1:${port}`,
     port,
     stop: async () => {
-      child.kill("SIGTERM");
-      await child.status;
+      await stopChild(child);
     },
   };
 }

@@ -3,6 +3,8 @@
  * main.ts plus everything (static or dynamic) under the command's lazily imported runner.
  */
 
+import { runWithin } from "./child.ts";
+
 interface Dependency {
   code?: { specifier: string };
   isDynamic?: boolean;
@@ -16,11 +18,7 @@ interface InfoModule {
 const MAIN = new URL("../../main.ts", import.meta.url);
 
 async function moduleGraph(): Promise<Map<string, Dependency[]>> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", MAIN.pathname],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const output = await runWithin(Deno.execPath(), { args: ["info", "--json", MAIN.pathname] });
   if (!output.success) throw new Error(new TextDecoder().decode(output.stderr));
   const info = JSON.parse(new TextDecoder().decode(output.stdout)) as { modules: InfoModule[] };
   return new Map(info.modules.map((m) => [m.specifier, m.dependencies ?? []]));

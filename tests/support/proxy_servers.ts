@@ -3,6 +3,8 @@
  * microsocks, socat, openssl). Each start gets its own port and temp dir, so parallel tests do not clash.
  */
 
+import { GRACE_MS, runWithin, stopChild } from "./child.ts";
+
 export interface ProxyServer {
   /** The proxy as a config value, credentials included (percent-encoded). */
   url: string;
@@ -143,13 +145,7 @@ async function makeCertificate(dir: string): Promise<void> {
     "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
   );
   for (const args of steps) {
-    const out = await new Deno.Command("openssl", {
-      args,
-      cwd: dir,
-      stdout: "null",
-      stderr: "piped",
-    })
-      .output();
+    const out = await runWithin("openssl", { args, cwd: dir, stdout: "null" });
     if (!out.success) {
       throw new Error(`openssl ${args[0]}: ${new TextDecoder().decode(out.stderr)}`);
     }
@@ -176,6 +172,8 @@ function spawn(cmd: string, args: string[]): Proc {
     .spawn();
   let text = "";
   const decoder = new TextDecoder();
+  // A forked child (socat's) can hold the pipes after the server ends: the drain is cut then.
+  const cut = new AbortController();
   const drain = (stream: ReadableStream<Uint8Array>) =>
     stream.pipeTo(
       new WritableStream({
@@ -183,6 +181,7 @@ function spawn(cmd: string, args: string[]): Proc {
           text += decoder.decode(chunk, { stream: true });
         },
       }),
+      { signal: cut.signal },
     );
   const drained = Promise.allSettled([drain(child.stdout), drain(child.stderr)]);
   const exited = child.status.then((s) => s.code);
@@ -192,13 +191,10 @@ function spawn(cmd: string, args: string[]): Proc {
     exited,
     stop: () =>
       stopping ??= (async () => {
-        try {
-          child.kill("SIGTERM");
-        } catch {
-          // already exited
-        }
-        await exited;
+        await stopChild(child);
+        const timer = setTimeout(() => cut.abort(), GRACE_MS);
         await drained;
+        clearTimeout(timer);
       })(),
   };
 }

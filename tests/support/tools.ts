@@ -3,16 +3,12 @@
  * .ci/peers.sh installs them for CI; elsewhere a test whose tool is missing says so and skips.
  */
 
+import { runWithin } from "./child.ts";
+
 /** Whether `command` runs here (`args` being a harmless call such as --version). */
 export async function installed(command: string, args = ["--version"]): Promise<boolean> {
   try {
-    const out = await new Deno.Command(command, {
-      args,
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    })
-      .output();
+    const out = await runWithin(command, { args, stdout: "null", stderr: "null" });
     return out.success;
   } catch {
     return false;
