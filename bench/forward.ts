@@ -30,8 +30,8 @@ import type { FeedSettings } from "../src/config/types.ts";
 import { rfc3339 } from "../src/store/last_success.ts";
 import { ENTRIES, interleave, median, ms, Side, startFeedServer, writeConfig } from "./_feeds.ts";
 import { benchFeeds, linesOf } from "./_once_side.ts";
+import { courierArgs, PRODUCT_ENV } from "./_product.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const FORWARD_SIDE = new URL("./_forward_side.ts", import.meta.url).pathname;
 const ONCE_SIDE = new URL("./_once_side.ts", import.meta.url).pathname;
 
@@ -90,7 +90,8 @@ class ForwardProcess {
 
   constructor(config: string, messengerApi = "http://127.0.0.1:9") {
     this.#child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN, "forward", "-c", config, "--messenger-api", messengerApi],
+      args: courierArgs("forward", "-c", config, "--messenger-api", messengerApi),
+      env: PRODUCT_ENV,
       stdin: "null",
       stdout: "null",
       stderr: "piped",

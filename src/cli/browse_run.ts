@@ -3,7 +3,6 @@ import { accessProblem } from "../browse/http/security.ts";
 import { BrowseError, startBrowser } from "../browse/http/server.ts";
 import { redactUrl } from "../log/secret.ts";
 import { readSecretFile, SecretFileError } from "../log/secret_file.ts";
-import { execWithServerFlags } from "./browse_v8.ts";
 import { parseCommandArgs, parsePositiveInt } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
 
@@ -149,9 +148,6 @@ export async function run(argv: string[]): Promise<number> {
     }
     label = path.split(/[\\/]/).pop() ?? path;
   }
-  // Every check above has passed (their errors come from this process, once); nothing has
-  // started yet. Returns only when the process is kept as it is.
-  execWithServerFlags();
   let running;
   try {
     running = await startBrowser({

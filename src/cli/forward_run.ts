@@ -22,9 +22,7 @@ import { realClock } from "../time/clock.ts";
 import { type Logger, stderrLogger } from "../log/logger.ts";
 import { burstLogger } from "../log/bursts.ts";
 import { parseCommandArgs } from "./args.ts";
-import { execWithServerFlags, FORWARD_ENV, FORWARD_V8_FLAGS } from "./browse_v8.ts";
 import { UsageError, UserError } from "./errors.ts";
-import { collectGarbage } from "../forward/collect_garbage.ts";
 import { DEFAULT_GRACE_S } from "./forward.ts";
 import { readRunFlags, RUN_OPTIONS } from "./run_flags.ts";
 import { onStopSignals, type StopSignal } from "./signals.ts";
@@ -89,9 +87,6 @@ export async function run(argv: string[]): Promise<number> {
       throw error;
     }
   }
-  // Before the config is read (its parse is the start-up's peak) and before anything is
-  // printed: returns only when the process is kept as it was started.
-  execWithServerFlags(FORWARD_V8_FLAGS, FORWARD_ENV);
   let settings = await loadSettings(flags.configPath);
   // Bursts of one warning (thousands of feeds saying the same) are one line with a count.
   const logger = burstLogger(stderrLogger(undefined, flags.logLevel), realClock);
@@ -175,12 +170,8 @@ export async function run(argv: string[]): Promise<number> {
     await stopSystemd.ready(`forwarding ${settings.feeds.length} feeds`);
     reloads = new Reloads(logger, async () => {
       settings = await reload(settings, flags.configPath, runtime, loop, logger) ?? settings;
-      collectGarbage();
     });
     logger.info("forwarding", { feeds: settings.feeds.length, pid: Deno.pid });
-    // The config's parse left its garbage behind (tens of MB for thousands of feeds): give it
-    // back now rather than after V8's idle heuristics, the process lives on for months.
-    collectGarbage();
     if (reloadAsked) reloads.request();
 
     const signal = await stopped;
