@@ -1,4 +1,5 @@
-import { absolutePath } from "../config/paths.ts";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { FeedSettings, FeedType } from "../config/types.ts";
 // The parser's own modules: a file needs no fetching, and feeds/read.ts brings the HTTP stack
 // with it (see preview_url.ts).
@@ -50,25 +51,9 @@ function readWhole(path: string): Uint8Array {
   }
 }
 
-const percentEncoded = (c: string) =>
-  `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`;
-
-/**
- * The file: URL of a local path, as node's pathToFileURL(resolve(path)) gives it, without
- * loading node:url (a few milliseconds of every preview's start-up). Windows paths (drive
- * letters, UNC, backslashes) take node's own rules, loaded only there.
- */
-export async function fileUrlOf(path: string): Promise<string> {
-  const absolute = absolutePath(path, Deno.cwd());
-  if (Deno.build.os === "windows") {
-    const { pathToFileURL } = await import("node:url");
-    return pathToFileURL(absolute).href;
-  }
-  const url = new URL("file:///");
-  // The URL parser resolves "." and ".." and encodes most characters; node also encodes these.
-  url.pathname = absolute.replace(/\/+/g, "/").replace(/[%\\\n\r\t[\]^|~]/g, percentEncoded);
-  // resolve() leaves no trailing slash (a directory, which reading reports anyway).
-  return url.href.length > 8 && url.href.endsWith("/") ? url.href.slice(0, -1) : url.href;
+/** The file: URL of a local path, against the working directory. */
+export function fileUrlOf(path: string): string {
+  return pathToFileURL(resolve(path)).href;
 }
 
 /** Parses the file; summaries are shown only through a feed's filter and template. */
@@ -82,7 +67,7 @@ async function previewFile(
   type: FeedType | undefined,
   summaries = false,
 ): Promise<Preview> {
-  const url = await fileUrlOf(path);
+  const url = fileUrlOf(path);
   try {
     const parsed = parseFile(path, url, summaries);
     const mismatch = type ? typeMismatch(parsed.format, type) : null;

@@ -6,7 +6,7 @@ import { DEFAULT_FILTER_FIELDS, type EntryFilter, type FilterField } from "../fi
 import { compilePattern, type Pattern } from "../filter/pattern.ts";
 import { Secret } from "../log/secret.ts";
 import { parseTemplate, type Template } from "../messenger/template.ts";
-import { absolutePath, joinPath } from "./paths.ts";
+import { join, resolve } from "node:path";
 import type { FeedSettings, Settings } from "./types.ts";
 import type { RawConfig, RawFeed, RawFilter } from "./validate.ts";
 
@@ -77,7 +77,7 @@ function feedSettings(feed: RawFeed, defaults: Defaults): FeedSettings {
 }
 
 export function effectiveSettings(raw: RawConfig, configPath: string, cwd: string): Settings {
-  const abs = (path: string) => absolutePath(path, cwd);
+  const abs = (path: string) => resolve(cwd, path);
   const globalProxy = proxyOf(raw.proxy, null);
   const dataDir = abs(raw.data_dir ?? "./");
   const topLimit = raw.first_time_limit ?? -1;
@@ -99,11 +99,11 @@ export function effectiveSettings(raw: RawConfig, configPath: string, cwd: strin
     proxy: globalProxy,
     messengerProxy: proxyOf(raw.messenger_proxy, globalProxy),
     dataDir,
-    dbDir: raw.db_dir === undefined ? joinPath(dataDir, "feed_data") : abs(raw.db_dir),
+    dbDir: raw.db_dir === undefined ? join(dataDir, "feed_data") : abs(raw.db_dir),
     dbUrl: raw.db_url ?? null,
     dbAuthTokenFile: raw.db_auth_token_file === undefined ? null : abs(raw.db_auth_token_file),
     lastLoadedPath: raw.last_loaded_path === undefined
-      ? joinPath(dataDir, "last_success.yml")
+      ? join(dataDir, "last_success.yml")
       : abs(raw.last_loaded_path),
     firstTimeLimit: topLimit,
     feeds: raw.feeds.map((feed) => feedSettings(feed, defaults)),

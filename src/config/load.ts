@@ -1,16 +1,15 @@
 /**
- * Loading a config file, the way every command does. Two readers, one library each:
- * read_valid.ts (js-yaml, plain values) takes a valid config; read_located.ts (yaml's document
- * with positions) is asked only when that one declines, and finds and places the problems. The
- * located reader is loaded only then: it reads a large config several times slower
- * (bench/NOTES.md).
+ * The config's one entry point: file → text → yaml's document with positions → validated raw
+ * config → effective settings, every problem reported as file:line:col.
  */
+import { LineCounter, parseDocument } from "yaml";
 import { loadRegexEngine } from "../filter/regex.ts";
 import { fileReadProblem } from "../log/file_error.ts";
+import { effectiveSettings } from "./effective.ts";
 import { ConfigError } from "./errors.ts";
-import { readValid } from "./read_valid.ts";
 import { configToken, environmentToken, TokenError, withToken } from "./token.ts";
 import type { Settings } from "./types.ts";
+import { type Problem, validateDocument } from "./validate.ts";
 
 /** What a new user without a config can do next; one line. */
 export const MISSING_CONFIG_HINT =
@@ -51,22 +50,46 @@ export async function loadSettings(path: string, cwd = Deno.cwd()): Promise<Sett
   // A filter's expressions are checked by compiling them; only a config with one pays for
   // loading the engine (a key is always written out: YAML has no other way to name it).
   if (text.includes("filter")) await loadRegexEngine();
-  let settings = readValid(text, path, cwd);
-  // The valid-config reader takes a config without a token; the located one says where it is
-  // missing.
-  if (settings && fromEnvironment === null && configToken(settings) === null) settings = null;
-  settings ??= (await import("./read_located.ts")).readLocated(
-    text,
-    path,
-    cwd,
-    fromEnvironment === null,
-  );
+  const settings = parseSettings(text, path, cwd, fromEnvironment === null);
   try {
     return withToken(settings, fromEnvironment ?? configToken(settings)!);
   } catch (error) {
     if (error instanceof TokenError) throw new ConfigError([error.message]);
     throw error;
   }
+}
+
+/**
+ * The settings of config text, or a ConfigError placing every problem; `file` is only used in
+ * messages. `requireToken` false: the environment gives the token (see token.ts).
+ */
+export function parseSettings(
+  text: string,
+  file: string,
+  cwd: string,
+  requireToken = true,
+): Settings {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, merge: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(doc.errors.map((error) => {
+      const { line, col } = lines.linePos(error.pos[0]);
+      const first = error.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
+      return `${file}:${line}:${col}: invalid YAML: ${first}`;
+    }));
+  }
+  if (doc.contents === null) {
+    throw new ConfigError([
+      `${file}: the config is empty (expected messenger_auth_token and feeds)`,
+    ]);
+  }
+  const { config, problems } = validateDocument(doc, lines, requireToken);
+  if (!config) throw new ConfigError(problems.map((p) => formatProblem(file, p)));
+  return effectiveSettings(config, file, cwd);
+}
+
+function formatProblem(file: string, p: Problem): string {
+  return `${file}:${p.line}:${p.col}: ${p.path ? `${p.path}: ` : ""}${p.message}`;
 }
 
 function isFile(path: string): boolean {

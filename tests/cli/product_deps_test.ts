@@ -50,23 +50,3 @@ Deno.test("product: ajv and rss-parser are in neither the import map nor main.ts
   assert(packages.has("htmlparser2") && packages.has("yaml"), [...packages].join(", "));
   assertEquals(DEV_ONLY.filter((p) => packages.has(p)), []);
 });
-
-// Importing any of these starts node's compatibility layer, ~5 ms of a command's start-up
-// (bench/NOTES.md); node:sqlite alone costs ~1 ms, and node:process, node:v8 and node:vm serve
-// only `forward`, once it runs.
-const NODE_STARTUP = ["node:util", "node:path", "node:url", "node:buffer", "node:fs"];
-
-Deno.test("product: no module imports node:util, node:path or the like, but on Windows", async () => {
-  const found = (await productInfo()).modules.flatMap((m) =>
-    (m.dependencies ?? [])
-      .filter((d) => NODE_STARTUP.includes(d.specifier))
-      .map((d) =>
-        `${m.specifier.replace(ROOT.href, "")} ${d.specifier}${d.isDynamic ? "" : " (static)"}`
-      )
-  );
-  // Those that are there are imported only where Deno.build.os is "windows".
-  assertEquals(found.sort(), [
-    "src/cli/preview_run.ts node:url",
-    "src/config/paths.ts node:path",
-  ]);
-});

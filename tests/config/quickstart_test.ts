@@ -1,5 +1,5 @@
 /** README's quick start: its config is valid, and the commands it runs exist with those flags. */
-import { parseSettings } from "../../src/config/parse.ts";
+import { parseSettings } from "../../src/config/load.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 import { runCli } from "../support/cli.ts";
 

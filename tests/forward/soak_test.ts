@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { stringify } from "yaml";
-import { parseSettings } from "../../src/config/parse.ts";
+import { parseSettings } from "../../src/config/load.ts";
 import { readFeed } from "../../src/feeds/read.ts";
 import { Loop } from "../../src/forward/loop.ts";
 import { ForwardMetrics } from "../../src/forward/metrics.ts";
