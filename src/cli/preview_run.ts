@@ -62,11 +62,11 @@ function parseFile(path: string, url: string, summaries: boolean): ParsedFeed {
   return parseFeed(readFileBytes(path), url, null, { summaries });
 }
 
-async function previewFile(
+function previewFile(
   path: string,
   type: FeedType | undefined,
   summaries = false,
-): Promise<Preview> {
+): Preview {
   const url = fileUrlOf(path);
   try {
     const parsed = parseFile(path, url, summaries);
@@ -194,7 +194,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     preview = isUrl
       ? await (await import("./preview_url.ts")).previewUrl(source, type, proxy)
-      : await previewFile(source, type, feed !== null);
+      : previewFile(source, type, feed !== null);
   } catch (error) {
     if (error instanceof FeedError) throw new UserError(`courier preview: ${error.message}`, 1);
     throw error;
