@@ -1,8 +1,8 @@
 import { isRemote, localPath } from "../browse/sql/db_url.ts";
 import { accessProblem } from "../browse/http/security.ts";
 import { BrowseError, startBrowser } from "../browse/http/server.ts";
-import { redactUrl } from "../log/secret.ts";
-import { readSecretFile, SecretFileError } from "../log/secret_file.ts";
+import { redactUrl } from "../secrets/secret.ts";
+import { readSecretFile, SecretFileError } from "../secrets/secret_file.ts";
 import { parseCommandArgs, parsePositiveInt } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
 

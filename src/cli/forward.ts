@@ -1,8 +1,6 @@
 import { DEFAULT_MESSENGER_API } from "../messenger/default_api.ts";
 import type { Command } from "./command.ts";
-import { DEFAULT_CONCURRENCY } from "./once.ts";
-
-export const DEFAULT_GRACE_S = 30;
+import { DEFAULT_CONCURRENCY, DEFAULT_GRACE_S } from "./defaults.ts";
 
 export const forwardCommand: Command = {
   name: "forward",

@@ -20,10 +20,10 @@ import { Runtime } from "../forward/runtime.ts";
 import { openNotifier, watchdogInterval } from "../forward/sd_notify.ts";
 import { realClock } from "../time/clock.ts";
 import { type Logger, stderrLogger } from "../log/logger.ts";
-import { burstLogger } from "../log/bursts.ts";
+import { burstLogger } from "../forward/bursts.ts";
 import { parseCommandArgs } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
-import { DEFAULT_GRACE_S } from "./forward.ts";
+import { DEFAULT_GRACE_S } from "./defaults.ts";
 import { readRunFlags, RUN_OPTIONS } from "./run_flags.ts";
 import { onStopSignals, type StopSignal } from "./signals.ts";
 

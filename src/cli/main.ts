@@ -1,6 +1,5 @@
 import { VERSION } from "../version.ts";
-import { suggest } from "../config/suggest.ts";
-import { topHelp } from "./help.ts";
+import { topHelp, unknownCommand } from "./help.ts";
 import { COMMANDS } from "./commands.ts";
 import { exitCodeOf, UsageError, UserError } from "./errors.ts";
 
@@ -27,18 +26,6 @@ function extractLogFormat(argv: string[]): string[] {
   return rest;
 }
 
-/** One line for a word that is no command, with the likely one when it looks like a typo. */
-export function unknownCommand(name: string): string {
-  if (name.startsWith("-")) {
-    const hint = suggest(name.replace(/^-+/, ""), ["help", "version", "log-format"]);
-    return `courier: unknown option ${name}${hint ? `; did you mean --${hint}?` : ""} ` +
-      "(options go after the command; see 'courier --help')";
-  }
-  const hint = suggest(name, [...COMMANDS.map((c) => c.name), "help"]);
-  return `courier: unknown command "${name}"${hint ? `; did you mean "${hint}"?` : ""} ` +
-    "(see 'courier --help')";
-}
-
 /** Runs the CLI and resolves to the exit code; user errors become one line on stderr. */
 export async function main(argv: string[]): Promise<number> {
   let commandName = "";
@@ -56,18 +43,18 @@ export async function main(argv: string[]): Promise<number> {
       console.log(topHelp(COMMANDS));
       return 0;
     }
-    if (name === "help") return await (await import("./help_run.ts")).run(rest);
+    if (name === "help") return await (await import("./help_run.ts")).run(rest, COMMANDS);
     if (name === "--version" || name === "-V") {
       console.log(`courier ${VERSION}`);
       return 0;
     }
     const command = COMMANDS.find((c) => c.name === name);
-    if (!command) throw new UsageError(unknownCommand(name));
+    if (!command) throw new UsageError(unknownCommand(name, COMMANDS));
     if (rest.includes("--help") || rest.includes("-h")) {
       console.log(command.help);
       return 0;
     }
-    return await command.run(rest);
+    return await command.run(rest, COMMANDS);
   } catch (error) {
     if (error instanceof UserError) {
       console.error(error.message);

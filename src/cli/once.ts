@@ -1,7 +1,6 @@
 import { DEFAULT_MESSENGER_API } from "../messenger/default_api.ts";
 import type { Command } from "./command.ts";
-
-export const DEFAULT_CONCURRENCY = 8;
+import { DEFAULT_CONCURRENCY } from "./defaults.ts";
 
 export const onceCommand: Command = {
   name: "once",

@@ -1,6 +1,6 @@
 /** Effective settings as plain data for display: secrets redacted, next run times computed. */
 import { describeProxy, parseProxy } from "../net/proxy.ts";
-import { redactUrl } from "../log/secret.ts";
+import { redactUrl } from "../secrets/secret.ts";
 import { showDbUrl } from "./rules.ts";
 import { nextCronRun } from "./cron.ts";
 import type { Settings } from "./types.ts";

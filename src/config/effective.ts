@@ -4,7 +4,7 @@
  */
 import { DEFAULT_FILTER_FIELDS, type EntryFilter, type FilterField } from "../filter/filter.ts";
 import { compilePattern, type Pattern } from "../filter/pattern.ts";
-import { Secret } from "../log/secret.ts";
+import { Secret } from "../secrets/secret.ts";
 import { parseTemplate, type Template } from "../messenger/template.ts";
 import { join, resolve } from "node:path";
 import type { FeedSettings, Settings } from "./types.ts";

@@ -1,9 +1,7 @@
 import type { EntryFilter } from "../filter/filter.ts";
-import type { Secret } from "../log/secret.ts";
+import type { Secret } from "../secrets/secret.ts";
 import type { Template } from "../messenger/template.ts";
-
-/** The feed formats a config may name; a hint for the parser, which detects the real one. */
-export type FeedType = "rss" | "atom";
+import type { FeedType } from "../model/feed_type.ts";
 
 /**
  * One feed with every value in effect: defaults applied, precedence resolved, paths absolute.

@@ -1,5 +1,5 @@
 import { Deadlines } from "../time/deadlines.ts";
-import { redactUrl } from "../log/secret.ts";
+import { redactUrl } from "../secrets/secret.ts";
 import { proxyOf } from "../net/client.ts";
 import { describeNetworkFailure } from "../net/failure.ts";
 import { describeStatus } from "../net/http_status.ts";

@@ -1,7 +1,7 @@
 import type { FeedSettings } from "../config/types.ts";
 import type { Deadlines } from "../time/deadlines.ts";
 import type { ServerPauses } from "../feeds/retry_after.ts";
-import type { Entry } from "../feeds/entry.ts";
+import type { Entry } from "../model/entry.ts";
 import type { Logger } from "../log/logger.ts";
 import type { Outbox } from "../messenger/bot_api.ts";
 import { MessageRefusedError, MessengerFatalError } from "../messenger/errors.ts";

@@ -10,7 +10,7 @@
 import type { FeedSettings } from "../config/types.ts";
 import type { Clock, TimerId } from "../time/clock.ts";
 import type { Logger } from "../log/logger.ts";
-import { someNames } from "../log/bursts.ts";
+import { someNames } from "./bursts.ts";
 import type { FeedResult } from "./feed_run.ts";
 import { Forwarder, type ForwarderOptions, messageOf } from "./forwarder.ts";
 import { type HealthSnapshot, schedulerHealth } from "./health.ts";

@@ -3,7 +3,7 @@
  * preview -c`: which the filter keeps, and the message each kept one becomes.
  */
 import type { FeedSettings } from "../config/types.ts";
-import type { Entry } from "../feeds/entry.ts";
+import type { Entry } from "../model/entry.ts";
 import { judge } from "../filter/filter.ts";
 import { formatMessage, type Message } from "../messenger/format.ts";
 

@@ -3,7 +3,7 @@ import type { SqlClient } from "./sql.ts";
 import { openRemote } from "./remote.ts";
 import { dbPath, describeLocation, type StateLocation } from "./location.ts";
 import { type LeaseClaim, type LeaseHolding, LeasesTable } from "./leases.ts";
-import type { Entry } from "../feeds/entry.ts";
+import type { Entry } from "../model/entry.ts";
 import { type Clock, realClock, type TimerId } from "../time/clock.ts";
 import { GroupCommit } from "./commit.ts";
 import { EntriesTable } from "./entries.ts";

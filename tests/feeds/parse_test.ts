@@ -5,7 +5,7 @@ import { parseFeed } from "../../src/feeds/parse.ts";
 import { formatRfc3339, parseDate, patternDate, utcTime } from "../../src/feeds/dates.ts";
 import { decodeEntities } from "../../src/feeds/entities.ts";
 import { contentId } from "../../src/feeds/identity.ts";
-import type { Entry } from "../../src/feeds/entry.ts";
+import type { Entry } from "../../src/model/entry.ts";
 
 const BASE = "https://example.com/feed.xml";
 

@@ -1,5 +1,5 @@
 import { DatabaseSync } from "node:sqlite";
-import { primaryCodeName } from "../../store/sqlite.ts";
+import { primaryCodeName } from "../../sqlite/codes.ts";
 import { type Db, DbError, type Params, RefusedError } from "./db.ts";
 import { registerMath } from "./math.ts";
 import { C, refusal, REVIEWED_MODULES } from "./rules.ts";
