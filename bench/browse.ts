@@ -15,7 +15,7 @@
  * 4 clients loop runaway queries. `deno run -A bench/browse.ts limits` runs part 2 alone
  * (BENCH_BROWSE_LIMITS=0 skips it after part 1).
  */
-import Database from "libsql";
+import Database from "npm:libsql@0.5.29";
 import { startBrowser } from "../src/browse/http/server.ts";
 import { courierArgs, PRODUCT_ENV, PRODUCT_V8_FLAGS } from "./_product.ts";
 

@@ -27,7 +27,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import type { FeedSettings } from "../src/config/types.ts";
-import { rfc3339 } from "../src/store/last_success.ts";
+import { formatRfc3339 } from "../src/time/rfc3339.ts";
 import { ENTRIES, interleave, median, ms, Side, startFeedServer, writeConfig } from "./_feeds.ts";
 import { benchFeeds, linesOf } from "./_once_side.ts";
 import { courierArgs, PRODUCT_ENV } from "./_product.ts";
@@ -184,7 +184,7 @@ async function idle(): Promise<void> {
     await writeConfig(config, `${dir}/data`, feeds);
     // Every feed succeeded after its latest slot (1 January 00:00): no catch-up at start.
     await Deno.mkdir(`${dir}/data`, { recursive: true });
-    const now = rfc3339(new Date());
+    const now = formatRfc3339(new Date(), { wholeSeconds: true });
     await Deno.writeTextFile(
       `${dir}/data/last_success.yml`,
       feeds.map((f) => `${f.name}: ${now}\n`).join(""),

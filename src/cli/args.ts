@@ -44,3 +44,11 @@ export function parsePositiveInt(command: string, flag: string, value: string): 
   }
   return n;
 }
+
+/** "5s", "500ms", "2m", or a bare number of seconds → milliseconds; null if it is none. */
+export function parseDuration(value: string): number | null {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
+  if (!m) return null;
+  const n = Number(m[1]) * (m[2] === "ms" ? 1 : m[2] === "m" ? 60_000 : 1000);
+  return Number.isFinite(n) ? Math.round(n) : null;
+}

@@ -47,5 +47,5 @@ Exit codes: 0 stopped by a signal after a clean shutdown, 1 could not start (ano
 holds the data directory, the metrics address is taken), 2 usage or config error, 130/143 a
 second SIGINT/SIGTERM.`,
   // The implementation (and its dependencies) is loaded only when this command runs.
-  run: async (argv) => (await import("./forward_run.ts")).run(argv),
+  run: async (argv, { logFormat }) => (await import("./forward_run.ts")).run(argv, logFormat),
 };

@@ -19,9 +19,9 @@ import { ForwardMetrics } from "../forward/metrics.ts";
 import { Runtime } from "../forward/runtime.ts";
 import { openNotifier, watchdogInterval } from "../forward/sd_notify.ts";
 import { realClock } from "../time/clock.ts";
-import { type Logger, stderrLogger } from "../log/logger.ts";
+import { type LogFormat, type Logger, stderrLogger } from "../log/logger.ts";
 import { burstLogger } from "../forward/bursts.ts";
-import { parseCommandArgs } from "./args.ts";
+import { parseCommandArgs, parseDuration } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
 import { DEFAULT_GRACE_S } from "./defaults.ts";
 import { readRunFlags, RUN_OPTIONS } from "./run_flags.ts";
@@ -35,25 +35,25 @@ const HEALTH_SLACK_MS = 30_000;
 
 function parseGrace(value: string | undefined): number {
   if (value === undefined) return DEFAULT_GRACE_S * 1000;
-  const seconds = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || !Number.isFinite(seconds)) {
+  const ms = parseDuration(value);
+  if (ms === null) {
     throw new UsageError(
       `courier forward: --grace must be a number of seconds >= 0, got "${value}"`,
     );
   }
-  return seconds * 1000;
+  return ms;
 }
 
 /** `--fetch-timeout SECONDS`: the time limit of one feed URL's request, body included. */
 function parseFetchTimeout(value: string | undefined): number {
   if (value === undefined) return DEFAULT_TIMEOUT_MS;
-  const seconds = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || !(seconds > 0)) {
+  const ms = parseDuration(value);
+  if (ms === null || ms === 0) {
     throw new UsageError(
       `courier forward: --fetch-timeout must be a number of seconds > 0, got "${value}"`,
     );
   }
-  return seconds * 1000;
+  return ms;
 }
 
 /** Settings a running process cannot take without a restart, with their config key. */
@@ -66,7 +66,7 @@ const RESTART_ONLY: [keyof Settings, string][] = [
 
 const list = (names: string[]) => names.length === 0 ? "none" : names.join(",");
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], logFormat?: LogFormat): Promise<number> {
   const { values } = parseCommandArgs("forward", argv, {
     ...RUN_OPTIONS,
     grace: { type: "string" },
@@ -89,7 +89,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   let settings = await loadSettings(flags.configPath);
   // Bursts of one warning (thousands of feeds saying the same) are one line with a count.
-  const logger = burstLogger(stderrLogger(undefined, flags.logLevel), realClock);
+  const logger = burstLogger(stderrLogger(logFormat, flags.logLevel), realClock);
   for (const warning of settings.warnings ?? []) logger.warn(warning);
   const metrics = new ForwardMetrics();
 

@@ -1,11 +1,11 @@
-import type { Command } from "./command.ts";
+import type { RunContext } from "./command.ts";
 import { parseCommandArgs } from "./args.ts";
 import { UsageError } from "./errors.ts";
 import { topHelp, unknownCommand } from "./help.ts";
 import { manPage } from "./man.ts";
 
 /** `courier help [COMMAND] [--man]`: a command's help, or all of it as a man page. */
-export function run(argv: string[], commands: readonly Command[]): Promise<number> {
+export function run(argv: string[], { commands }: RunContext): Promise<number> {
   const { values, positionals } = parseCommandArgs("help", argv, {
     man: { type: "boolean" },
   }, true);

@@ -38,5 +38,5 @@ records them and prints the summary; a second one stops at once (nothing sent is
 Exit codes: 0 every feed succeeded, 1 a feed or a delivery failed (or another courier holds
 the data directory), 2 usage or config error, 130/143 stopped by SIGINT/SIGTERM.`,
   // The implementation (and its dependencies) is loaded only when this command runs.
-  run: async (argv) => (await import("./once_run.ts")).run(argv),
+  run: async (argv, { logFormat }) => (await import("./once_run.ts")).run(argv, logFormat),
 };

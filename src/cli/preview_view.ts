@@ -1,6 +1,6 @@
 /** What `courier preview` prints: a feed's headline and entries, as text or JSON. */
 import type { FeedFormat } from "../feeds/format.ts";
-import { formatRfc3339 } from "../feeds/dates.ts";
+import { formatRfc3339 } from "../time/rfc3339.ts";
 import type { Entry } from "../model/entry.ts";
 
 export interface Preview {

@@ -1,4 +1,5 @@
 /** Effective settings as plain data for display: secrets redacted, next run times computed. */
+import { formatRfc3339 } from "../time/rfc3339.ts";
 import { describeProxy, parseProxy } from "../net/proxy.ts";
 import { redactUrl } from "../secrets/secret.ts";
 import { showDbUrl } from "./rules.ts";
@@ -12,12 +13,7 @@ export function showProxy(proxy: string | null): string {
 
 /** RFC 3339 in local time with its offset, as people read schedules (validate's text). */
 export function rfc3339Local(date: Date): string {
-  const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, "0");
-  const offset = -date.getTimezoneOffset();
-  const sign = offset >= 0 ? "+" : "-";
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T` +
-    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}` +
-    `${sign}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`;
+  return formatRfc3339(date, { offsetMinutes: -date.getTimezoneOffset(), wholeSeconds: true });
 }
 
 /**

@@ -2,7 +2,7 @@ import type { FeedSettings } from "../config/types.ts";
 import type { Deadlines } from "../time/deadlines.ts";
 import type { ServerPauses } from "../feeds/retry_after.ts";
 import type { Entry } from "../model/entry.ts";
-import type { Logger } from "../log/logger.ts";
+import { type Logger, messageOf } from "../log/logger.ts";
 import type { Outbox } from "../messenger/bot_api.ts";
 import { MessageRefusedError, MessengerFatalError } from "../messenger/errors.ts";
 import { partition } from "../filter/filter.ts";
@@ -470,9 +470,4 @@ function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {
 
 function stopped(signal: AbortSignal): string {
   return `stopped: ${messageOf(signal.reason)}`;
-}
-
-function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split("\n")[0];
 }

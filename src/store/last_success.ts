@@ -1,14 +1,10 @@
 import { LineCounter, parseDocument } from "yaml";
+import { formatRfc3339 } from "../time/rfc3339.ts";
 import { type Clock, realClock, type TimerId } from "../time/clock.ts";
 
 /** The last-success file could not be read or written; the message names the file. */
 export class LastSuccessError extends Error {
   override name = "LastSuccessError";
-}
-
-/** RFC 3339 in UTC with whole seconds, e.g. `2024-05-01T12:00:00Z`. */
-export function rfc3339(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 /**
@@ -142,7 +138,7 @@ export function formatLastSuccess(times: Map<string, Date>): string {
 }
 
 function formatLine(name: string, at: Date): string {
-  return `${JSON.stringify(name)}: ${rfc3339(at)}\n`;
+  return `${JSON.stringify(name)}: ${formatRfc3339(at, { wholeSeconds: true })}\n`;
 }
 
 /**
@@ -158,7 +154,7 @@ function lineFormatter(): (name: string, at: Date) => string {
     if (key === undefined) quoted.set(name, key = `${JSON.stringify(name)}: `);
     const s = Math.floor(at.getTime() / 1000);
     if (s !== second) {
-      time = rfc3339(at);
+      time = formatRfc3339(at, { wholeSeconds: true });
       second = s;
     }
     return `${key}${time}\n`;

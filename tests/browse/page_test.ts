@@ -1,5 +1,5 @@
 /** The web page at `/`, used through real Chromium as a person would. */
-import Database from "libsql";
+import Database from "npm:libsql@0.5.29";
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { api, fileHash, makeFixtureDb, startTestBrowser } from "../support/browse_fixtures.ts";
 import { type Browser, launchChromium, type Page, readPng } from "../support/chromium.ts";

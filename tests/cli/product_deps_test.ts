@@ -40,6 +40,13 @@ async function productPackages(): Promise<Set<string>> {
   return new Set([...seen].map((id) => info.npmPackages[id]?.name ?? id));
 }
 
+Deno.test("product: the test-only SQLite drivers are not in the import map", async () => {
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+  const keys = Object.keys(config.imports as Record<string, string>);
+  // The product's remote client is @libsql/client/web; tests import the others by npm: specifier.
+  assertEquals(keys.filter((key) => key === "libsql" || key === "@libsql/client"), []);
+});
+
 Deno.test("product: ajv and rss-parser are in neither the import map nor main.ts's graph", async () => {
   const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
   const mapped = Object.entries(config.imports as Record<string, string>)

@@ -13,7 +13,7 @@ import { CONTENT_REFUSALS, startFakeBotApi } from "../support/fake_bot_api.ts";
 import { formatSummary } from "../../src/forward/summary.ts";
 import { isMessageRefusal } from "../../src/messenger/errors.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/migrations.ts";
-import { createClient } from "@libsql/client";
+import { createClient } from "npm:@libsql/client@^0.18.0";
 
 const url = (name: string) => `https://feeds.example/${name}.xml`;
 

@@ -1,5 +1,5 @@
 import { deflateRawSync, deflateSync, gzipSync } from "node:zlib";
-import { formatRfc3339 } from "../../src/feeds/dates.ts";
+import { formatRfc3339 } from "../../src/time/rfc3339.ts";
 import type { Entry } from "../../src/model/entry.ts";
 import { orderEntries } from "../../src/feeds/merge.ts";
 
