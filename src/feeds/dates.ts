@@ -94,43 +94,9 @@ function build(
     month < 1 || month > 12 || day < 1 || day > 31 || hour > 24 || minute > 59 || second > 60 ||
     year < 1800 || year > 9999
   ) return null;
-  const t = utcTime(year, month, day, hour, minute, Math.min(second, 59), millis) -
+  const t = Date.UTC(year, month - 1, day, hour, minute, Math.min(second, 59), millis) -
     offsetMinutes * 60_000;
   return Number.isFinite(t) ? new Date(t) : null;
-}
-
-const DAY_MS = 86_400_000;
-
-/**
- * Days from 1970-01-01 to the first of `month` (1-12) of `year` (>= 1): Howard Hinnant's
- * days_from_civil.
- */
-function daysToMonth(year: number, month: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5);
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) +
-    dayOfYear;
-  return era * 146_097 + dayOfEra - 719_468;
-}
-
-/**
- * Date.UTC(year, month - 1, day, ...) for years from 1 on, fields past their range carried over
- * as Date.UTC carries them (31 February is 2 or 3 March). Arithmetic, because Date.UTC is a call
- * into the engine's C++, the dearest part of reading a date.
- */
-export function utcTime(
-  year: number,
-  month: number,
-  day: number,
-  hour: number,
-  minute: number,
-  second: number,
-  millis: number,
-): number {
-  return (daysToMonth(year, month) + day - 1) * DAY_MS + hour * 3_600_000 + minute * 60_000 +
-    second * 1000 + millis;
 }
 
 const ISO =
