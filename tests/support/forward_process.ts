@@ -1,5 +1,5 @@
 /** A real `courier forward` process whose log (stderr) a test reads as it comes. */
-import { CHILD_BOUND_MS, signal, stopChild, withinChild } from "./child.ts";
+import { readToEnd, signal, stopChild, withinChild } from "./child.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 
@@ -60,18 +60,7 @@ export function startForward(args: string[], env: Record<string, string> = {}): 
     async stop() {
       const status = stopChild(child);
       // The log ends when the process does; stopChild's SIGKILL bounds it.
-      await withinChild(
-        child,
-        "forward's log ending",
-        (async () => {
-          for (;;) {
-            const { value, done } = await reader.read();
-            if (done) break;
-            log += value;
-          }
-        })(),
-        CHILD_BOUND_MS,
-      );
+      await withinChild(child, "forward's log ending", readToEnd(reader, (text) => log += text));
       return { code: (await status).code, log };
     },
   };
