@@ -84,14 +84,10 @@ export function viewSettings(settings: Settings, now: Date): SettingsView {
         title: feed.linkText,
         rhash: feed.rhash,
         first_time_limit: feed.firstTimeLimit,
-        filter: !feed.filter ? null : {
-          include: feed.filter.include.map((p) => p.source),
-          exclude: feed.filter.exclude.map((p) => p.source),
-          fields: [...feed.filter.fields],
-        },
+        filter: !feed.filter ? null : { ...feed.filter, fields: [...feed.filter.fields] },
         silent: feed.silent ?? false,
         topic: feed.topic ?? null,
-        template: feed.template?.source ?? null,
+        template: feed.template ?? null,
       };
     }),
   };

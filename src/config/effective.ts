@@ -2,12 +2,10 @@
  * The one place where defaults and precedence are applied: a validated document in, every
  * value in effect out. Pure; `cwd` is passed in.
  */
-import { DEFAULT_FILTER_FIELDS, type EntryFilter, type FilterField } from "../filter/filter.ts";
-import { compilePattern, type Pattern } from "../filter/pattern.ts";
+import { DEFAULT_FILTER_FIELDS, type FilterField } from "../filter/filter.ts";
 import { Secret } from "../secrets/secret.ts";
-import { parseTemplate, type Template } from "../messenger/template.ts";
 import { join, resolve } from "node:path";
-import type { FeedSettings, Settings } from "./types.ts";
+import type { FeedSettings, FilterSettings, Settings } from "./types.ts";
 import type { RawConfig, RawFeed, RawFilter } from "./validate.ts";
 
 /** The proxy in effect: "" means direct (null); `NONE` only reaches here for the messenger. */
@@ -27,20 +25,11 @@ export function effectiveLimit(feedLimit: number | undefined, topLimit: number):
 const listOf = <T>(value: T | T[] | undefined): T[] =>
   value === undefined ? [] : Array.isArray(value) ? value : [value];
 
-function patterns(items: string | string[] | undefined): Pattern[] {
-  return listOf(items).map((item) => {
-    const pattern = compilePattern(item);
-    // The checks refused it already; reaching here is a bug, not a config problem.
-    if (typeof pattern === "string") throw new Error(`unchecked filter item: ${pattern}`);
-    return pattern;
-  });
-}
-
-/** A compiled filter; null for one with nothing to include or exclude (`filter: {}`). */
-export function compileFilter(raw: RawFilter | undefined): EntryFilter | null {
+/** A filter in effect; null for one with nothing to include or exclude (`filter: {}`). */
+function filterSettings(raw: RawFilter | undefined): FilterSettings | null {
   if (raw === undefined) return null;
-  const include = patterns(raw.include);
-  const exclude = patterns(raw.exclude);
+  const include = listOf(raw.include);
+  const exclude = listOf(raw.exclude);
   if (include.length === 0 && exclude.length === 0) return null;
   const fields = raw.fields === undefined
     ? DEFAULT_FILTER_FIELDS
@@ -48,13 +37,13 @@ export function compileFilter(raw: RawFilter | undefined): EntryFilter | null {
   return { include, exclude, fields };
 }
 
-/** What feeds inherit from the top level, each compiled once for all of them. */
+/** What feeds inherit from the top level: one object for all of them. */
 interface Defaults {
   proxy: string | null;
   limit: number;
-  filter: EntryFilter | null;
+  filter: FilterSettings | null;
   silent: boolean;
-  template: Template | null;
+  template: string | null;
 }
 
 function feedSettings(feed: RawFeed, defaults: Defaults): FeedSettings {
@@ -69,10 +58,10 @@ function feedSettings(feed: RawFeed, defaults: Defaults): FeedSettings {
     proxy: proxyOf(feed.proxy, globalProxy),
     linkText: feed.title ?? "Link",
     firstTimeLimit: effectiveLimit(feed.first_time_limit, topLimit),
-    filter: feed.filter === undefined ? defaults.filter : compileFilter(feed.filter),
+    filter: feed.filter === undefined ? defaults.filter : filterSettings(feed.filter),
     silent: feed.silent ?? defaults.silent,
     topic: feed.topic ?? null,
-    template: feed.template === undefined ? defaults.template : parseTemplate(feed.template),
+    template: feed.template ?? defaults.template,
   };
 }
 
@@ -84,9 +73,9 @@ export function effectiveSettings(raw: RawConfig, configPath: string, cwd: strin
   const defaults: Defaults = {
     proxy: globalProxy,
     limit: topLimit,
-    filter: compileFilter(raw.filter),
+    filter: filterSettings(raw.filter),
     silent: raw.silent ?? false,
-    template: raw.template === undefined ? null : parseTemplate(raw.template),
+    template: raw.template ?? null,
   };
   return {
     configPath: abs(configPath),

@@ -8,6 +8,7 @@ import { MessageRefusedError, MessengerFatalError } from "../messenger/errors.ts
 import { partition } from "../filter/filter.ts";
 import { type Message, plainMessage } from "../messenger/format.ts";
 import { deliveryOf, messageFor } from "./messages.ts";
+import { entryFilterOf } from "./compiled.ts";
 import type { RunCounts, RunRecord } from "../store/db.ts";
 import { firstSighting } from "./first_sighting.ts";
 import type { FeedReader, Validators } from "./reader.ts";
@@ -221,9 +222,10 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
   const { known, seen } = await ctx.state.lookup(feed.name, ids);
   let unseen = read.entries.filter((e) => !seen.has(e.id));
   let filtered: Entry[] = [];
-  if (feed.filter && unseen.length > 0) {
+  const filter = entryFilterOf(feed);
+  if (filter && unseen.length > 0) {
     // Before the first-sighting limit: its newest N are the newest N the feed would post.
-    const { kept, dropped } = partition(feed.filter, unseen);
+    const { kept, dropped } = partition(filter, unseen);
     unseen = kept;
     filtered = dropped.map((d) => d.entry);
     for (const { entry, reason } of dropped) {
