@@ -17,7 +17,7 @@
  */
 import Database from "npm:libsql@0.5.29";
 import { startBrowser } from "../src/browse/http/server.ts";
-import { courierArgs, PRODUCT_ENV, PRODUCT_V8_FLAGS } from "./_product.ts";
+import { courierArgs, PRODUCT_ENV, PRODUCT_V8_FLAGS } from "../tests/support/product.ts";
 
 const ROWS = 100_000;
 const SECONDS = 2;

@@ -30,7 +30,7 @@ import type { FeedSettings } from "../src/config/types.ts";
 import { formatRfc3339 } from "../src/time/rfc3339.ts";
 import { ENTRIES, interleave, median, ms, Side, startFeedServer, writeConfig } from "./_feeds.ts";
 import { benchFeeds, linesOf } from "./_once_side.ts";
-import { courierArgs, PRODUCT_ENV } from "./_product.ts";
+import { courierArgs, PRODUCT_ENV } from "../tests/support/product.ts";
 
 const FORWARD_SIDE = new URL("./_forward_side.ts", import.meta.url).pathname;
 const ONCE_SIDE = new URL("./_once_side.ts", import.meta.url).pathname;

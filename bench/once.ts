@@ -25,7 +25,7 @@
  * against a fetch loop, each warm in a process of its own) are printed beside them as a
  * diagnosis: the difference between the two is courier's start-up.
  */
-import { courierArgs } from "./_product.ts";
+import { courierArgs } from "../tests/support/product.ts";
 import { ENTRIES, interleave, median, ms, Side, startFeedServer, writeConfig } from "./_feeds.ts";
 import { benchFeeds } from "./_once_side.ts";
 import { hranaMissing, startHrana } from "../tests/support/hrana_server.ts";

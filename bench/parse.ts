@@ -11,7 +11,7 @@
  * (13.9 MB), the sizes issue 14 measured.
  * Run alone with `deno run -A bench/parse.ts`.
  */
-import { courierArgs } from "./_product.ts";
+import { courierArgs } from "../tests/support/product.ts";
 import { parseFeed } from "../src/feeds/parse.ts";
 
 const RSS_ITEMS = 19_000;

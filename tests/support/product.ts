@@ -1,9 +1,9 @@
 /**
- * How the product's processes start, so the bench starts courier the same way: the V8 flags
- * the binary is compiled with (deno.json's `compile` task; `COURIER_BENCH_V8_FLAGS` tries
+ * How the product's processes start, so tests and the bench start courier the same way: the V8
+ * flags the binary is compiled with (deno.json's `compile` task; `COURIER_BENCH_V8_FLAGS` tries
  * others) and the environment the systemd unit sets (examples/courier.service).
  */
-const ROOT = new URL("../", import.meta.url);
+const ROOT = new URL("../../", import.meta.url);
 
 function compiledFlags(): string {
   const config = JSON.parse(Deno.readTextFileSync(new URL("deno.json", ROOT)));
