@@ -58,7 +58,11 @@ export function startForward(args: string[], env: Record<string, string> = {}): 
     untilCount,
     untilLog,
     async stop() {
-      const status = stopChild(child);
+      // forward lets runs under way finish within its --grace (30 s by default): SIGKILL only
+      // well after that.
+      const at = args.indexOf("--grace");
+      const graceS = at >= 0 ? Number(args[at + 1]) : 30;
+      const status = stopChild(child, "SIGTERM", (graceS + 15) * 1000);
       // The log ends when the process does; stopChild's SIGKILL bounds it.
       await withinChild(child, "forward's log ending", readToEnd(reader, (text) => log += text));
       return { code: (await status).code, log };
