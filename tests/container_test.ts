@@ -11,6 +11,8 @@ import { runCli } from "./support/cli.ts";
 import { startFakeBotApi } from "./support/fake_bot_api.ts";
 import { startFeedServer } from "./support/once_feeds.ts";
 import { startForward } from "./support/forward_process.ts";
+import { canonical, parseNormalizedNamed, ReferenceError } from "./support/docker_reference.ts";
+import { installed } from "./support/tools.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const read = (path: string) => Deno.readTextFile(new URL(path, ROOT));
@@ -45,10 +47,19 @@ const one = (op: string, stage = final) => {
   return found[0];
 };
 
+/** A FROM's image and stage name. */
+const from = (stage: number) => {
+  const [image, as, name] = one("FROM", stage).split(" ");
+  return { image, stage: as?.toUpperCase() === "AS" ? name : null };
+};
+
 Deno.test("Dockerfile: built from the pinned Deno with the release's commands", () => {
-  assert.equal(dockerfile[0].op, "ARG");
-  assert.equal(dockerfile[0].args, `DENO_VERSION=${Deno.version.deno}`);
-  assert.equal(one("FROM", 0), "denoland/deno:${DENO_VERSION} AS build");
+  const build = from(0);
+  assert.equal(build.stage, "build");
+  const ref = parseNormalizedNamed(build.image);
+  assert.equal(ref.path, "denoland/deno");
+  assert.equal(ref.tag, Deno.version.deno, "the Deno the project runs on");
+  assert.match(ref.digest ?? "", /^sha256:[a-f0-9]{64}$/, "pinned by digest too");
   const run = all("RUN", 0).join(" && ");
   assert.match(run, /deno install --frozen/);
   assert.match(run, /deno compile --allow-all --v8-flags=\S+ --output \/out\/courier main\.ts/);
@@ -56,7 +67,11 @@ Deno.test("Dockerfile: built from the pinned Deno with the release's commands", 
 });
 
 Deno.test("Dockerfile: small, non-root, /data, a HEALTHCHECK on /healthz, forward by default", () => {
-  assert.match(one("FROM"), /^gcr\.io\/distroless\/cc-debian12:nonroot$/);
+  const base = parseNormalizedNamed(from(final).image);
+  assert.equal(`${base.domain}/${base.path}:${base.tag}`, "gcr.io/distroless/cc-debian12:nonroot");
+  assert.match(base.digest ?? "", /^sha256:[a-f0-9]{64}$/, "pinned by digest too");
+  // Relative paths given on the command line are found in the volume.
+  assert.equal(one("WORKDIR"), "/data");
   const user = one("USER");
   assert.ok(!/^(0|root)(:|$)/.test(user), `runs as ${user}`);
   assert.equal(one("VOLUME"), "/data");
@@ -98,6 +113,11 @@ interface Compose {
     volumes: string[];
     ports: string[];
     stop_grace_period: string;
+    pull_policy: string;
+    read_only: boolean;
+    tmpfs: string[];
+    cap_drop: string[];
+    security_opt: string[];
   }>;
   secrets: Record<string, { file: string }>;
   volumes: Record<string, unknown>;
@@ -117,6 +137,127 @@ Deno.test("compose.yaml: the token as a secret file, state in a volume, a grace 
   assert.ok("courier-data" in compose.volumes);
   assert.deepEqual(service.ports, ["127.0.0.1:9464:9464"]);
   assert.ok(Number.parseInt(service.stop_grace_period) > 30, "longer than --grace 30");
+});
+
+Deno.test("compose.yaml: a read-only root, no capabilities, no new privileges, built not pulled", async () => {
+  const service = (parse(await read("compose.yaml")) as Compose).services.courier;
+  assert.equal(service.read_only, true);
+  assert.deepEqual(service.tmpfs, ["/tmp"]);
+  assert.deepEqual(service.cap_drop, ["ALL"]);
+  assert.deepEqual(service.security_opt, ["no-new-privileges:true"]);
+  // A plain name would be looked for on Docker Hub first: it is built here, never pulled.
+  assert.equal(service.pull_policy, "build");
+});
+
+/**
+ * Cases of distribution/reference's own tests (reference_test.go, normalize_test.go): the
+ * reference each is, or null when Docker refuses it.
+ */
+const HEX64 = "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff";
+const REFERENCE_CASES: [string, string | null][] = [
+  ["test_com", "docker.io/library/test_com"],
+  ["test.com:tag", "docker.io/library/test.com:tag"],
+  ["test.com:5000", "docker.io/library/test.com:5000"],
+  ["test.com/repo:tag", "test.com/repo:tag"],
+  ["test:5000/repo", "test:5000/repo"],
+  ["test:5000/repo:tag", "test:5000/repo:tag"],
+  [`test:5000/repo@sha256:${HEX64}`, `test:5000/repo@sha256:${HEX64}`],
+  [`test:5000/repo:tag@sha256:${HEX64}`, `test:5000/repo:tag@sha256:${HEX64}`],
+  ["lowercase:Uppercase", "docker.io/library/lowercase:Uppercase"],
+  ["sub-dom1.foo.com/bar/baz/quux", "sub-dom1.foo.com/bar/baz/quux"],
+  ["foo_bar.com:8080", "docker.io/library/foo_bar.com:8080"],
+  ["foo/foo_bar.com:8080", "docker.io/foo/foo_bar.com:8080"],
+  ["a__b/c--d", "docker.io/a__b/c--d"],
+  ["localhost/courier", "localhost/courier"],
+  ["[2001:db8::1]:5000/repo", "[2001:db8::1]:5000/repo"],
+  ["", null],
+  [":justtag", null],
+  [`@sha256:${HEX64}`, null],
+  [`repo@sha256:${HEX64.slice(1)}`, null],
+  [`validname@invalidalgorithm:${HEX64}`, null],
+  ["Uppercase:tag", null],
+  ["test:5000/Uppercase/lowercase:tag", null],
+  ["ghcr.io/OWNER/courier:latest", null],
+  ["aa/asdf$$^/aa", null],
+  ["a___b/c", null],
+  ["a-/b", null],
+  [`${"a/".repeat(127)}ab`, null],
+  [HEX64.replaceAll("f", "a"), null],
+];
+
+Deno.test("Docker's reference grammar (a port): distribution/reference's own cases", () => {
+  for (const [input, expected] of REFERENCE_CASES) {
+    let got: string | null;
+    try {
+      got = canonical(parseNormalizedNamed(input));
+    } catch (error) {
+      if (!(error instanceof ReferenceError)) throw error;
+      got = null;
+    }
+    assert.equal(got, expected, JSON.stringify(input));
+  }
+  assert.throws(() => parseNormalizedNamed("ghcr.io/OWNER/courier:latest"), /must be lowercase/);
+});
+
+/** The port's error for a reference it refuses. */
+function refusal(input: string): string {
+  try {
+    parseNormalizedNamed(input);
+  } catch (error) {
+    if (error instanceof ReferenceError) return error.message;
+    throw error;
+  }
+  throw new Error(`${input} is accepted`);
+}
+
+Deno.test("Docker's reference grammar: the docker CLI agrees with the port", async (t) => {
+  if (!(await installed("docker", ["--version"]))) {
+    console.warn("docker is not installed: the CLI's second opinion on image references skipped");
+    return;
+  }
+  const home = await Deno.makeTempDir();
+  try {
+    for (const [input, expected] of REFERENCE_CASES) {
+      if (input === "") continue; // `docker pull ""` is a usage error, not a parse
+      await t.step(JSON.stringify(input), async () => {
+        // `docker pull` parses the reference before it connects; with no daemon there to
+        // connect to, a reference it accepts ends at "Cannot connect", and nothing is fetched.
+        const out = await new Deno.Command("docker", {
+          args: ["pull", input],
+          clearEnv: true,
+          env: {
+            HOME: home,
+            DOCKER_CONFIG: `${home}/.docker`,
+            DOCKER_HOST: `unix://${home}/no-daemon.sock`,
+            PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+          },
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        const said = new TextDecoder().decode(out.stderr);
+        const accepted = /Cannot connect to the Docker daemon/.test(said);
+        assert.equal(accepted, expected !== null, said);
+        // A refusal is the port's own error, word for word.
+        if (!accepted) assert.ok(said.includes(refusal(input)), `${said} / ${refusal(input)}`);
+      });
+    }
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("compose.yaml and the Dockerfile name images Docker accepts; bases pinned by digest", async () => {
+  const service = (parse(await read("compose.yaml")) as Compose).services.courier;
+  assert.equal(canonical(parseNormalizedNamed(service.image)), "docker.io/library/courier:latest");
+  const stages = new Set<string>();
+  for (let stage = 0; stage <= final; stage++) {
+    const { image, stage: name } = from(stage);
+    if (!stages.has(image)) {
+      const ref = parseNormalizedNamed(image);
+      assert.ok(ref.tag && ref.digest, `${image}: a tag says which, a digest makes it so`);
+    }
+    if (name) stages.add(name);
+  }
 });
 
 interface Step {
@@ -151,7 +292,8 @@ Deno.test("release workflow: the image is built for amd64 and arm64 and pushed o
   const build = image.steps.find((s) => s.uses === "docker/build-push-action@v6")!;
   assert.equal(build.with!.platforms, "linux/amd64,linux/arm64");
   assert.equal(build.with!.push, true);
-  assert.equal(build.with!["build-args"], "DENO_VERSION=${{ env.DENO_VERSION }}");
+  // The Dockerfile pins its bases itself (tag and digest): no build argument picks them.
+  assert.equal(build.with!["build-args"], undefined);
   const login = image.steps.find((s) => s.uses === "docker/login-action@v3")!;
   assert.equal(login.with!.registry, "ghcr.io");
   const smoke = image.steps.at(-1)!;

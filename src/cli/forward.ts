@@ -25,8 +25,9 @@ Options:
                          time limit of one feed request, body included (default 30)
   --grace SECONDS        on SIGINT/SIGTERM, how long runs under way may take to finish
                          (default ${DEFAULT_GRACE_S})
-  --metrics ADDR         serve GET /healthz and GET /metrics (Prometheus) on ADDR, e.g.
-                         127.0.0.1:9464 or :9464 (loopback); off by default
+  --metrics ADDR         serve GET /healthz, /readyz and /metrics (Prometheus) on ADDR:
+                         127.0.0.1:9464 for this machine only; a bare :9464 binds every
+                         interface, as Prometheus exporters do; off by default
   --messenger-api URL    Bot API base URL (default: $COURIER_MESSENGER_API, else
                          ${DEFAULT_MESSENGER_API})
   --log-level LEVEL      debug, info, warn or error (default: $COURIER_LOG_LEVEL, else info);

@@ -50,12 +50,54 @@ systemd credentials: messenger_auth_token in it is the bot token
 how logs are written
 .TP
 .B COURIER_MESSENGER_API
-the Bot API base URL
+the Bot API base URL (default https://api.telegram.org)
+.TP
+.B COURIER_BROWSE_TOKEN
+the token \\fBbrowse\\fR requires on its API when neither \\fB\\-\\-token\\-file\\fR nor
+\\fB\\-\\-token\\fR is given
+.TP
+.B LIBSQL_AUTH_TOKEN
+the auth token of a remote libSQL database (\\fBdb_url\\fR, or the DATABASE of \\fBbrowse\\fR);
+before the config's \\fBdb_auth_token_file\\fR
+.TP
+.B COURIER_LEASE_TTL
+with \\fBdb_url\\fR, the seconds a channel's lease lasts (default 60)
+.TP
+.B TZ
+the time zone of cron schedules and of the times \\fBstatus\\fR shows (default the machine's)
+.TP
+.B JOURNAL_STREAM\\fR, \\fBNOTIFY_SOCKET\\fR, \\fBWATCHDOG_USEC\\fR, \\fBWATCHDOG_PID
+set by systemd: log lines then start with their syslog priority; \\fBforward\\fR reports
+readiness and pings the watchdog at half its period
+.TP
+.B COURIER_DEBUG
+any value: an unexpected error also prints its stack trace
+.SH FILES
+Relative paths in the config resolve against the config file's directory.
+.TP
+.I ./config.yml
+the config when neither \\fB\\-c\\fR nor \\fBCOURIER_CONFIG\\fR names one
+.TP
+.I <db_dir>/courier.db
+the state (SQLite): what each feed has seen and sent, its runs, its last success;
+\\fBdb_dir\\fR defaults to \\fI<data_dir>/feed_data\\fR, and \\fBdata_dir\\fR to the config file's
+directory
+.TP
+.I <data_dir>/last_success.yml
+each feed's last successful run, a copy of the database's (\\fBlast_loaded_path\\fR)
+.TP
+.I <data_dir>/courier.lock
+held by the one \\fBforward\\fR or \\fBonce\\fR that works on this data directory
+.TP
+.I /etc/courier/config.yml\\fR, \\fI/etc/courier/messenger_auth_token
+the config and the bot token of the systemd unit, which runs with
+\\fBStateDirectory=courier\\fR (\\fI/var/lib/courier\\fR, the config's \\fBdata_dir\\fR)
 .SH EXIT STATUS
 0 success, 1 the work ran and something failed, 2 usage or config error, 130/143 stopped by
 SIGINT/SIGTERM (see each command).
 .SH SEE ALSO
 .BR systemd.service (5),
+.BR systemd.exec (5),
 .BR crontab (5)
 `;
 }

@@ -6,8 +6,8 @@ export const statusCommand: Command = {
   help: `Usage: courier status [-c FILE] [--json]
 
 Prints, for every feed of the config in config order: its cron schedule, its next run (in
-the machine's time zone, or $TZ's), its last success (time and age, from the last-success
-file), its last run's outcome and error, the entries sent in total and in the last 24
+the machine's time zone, or $TZ's), its last success (time and age, as the database
+records it), its last run's outcome and error, the entries sent in total and in the last 24
 hours, and the entries the messenger refused in every form (never posted: how many, and the
 latest with their titles and links), from the database.
 

@@ -1,7 +1,8 @@
 /**
  * The config's fields, as the spec's tables give them: one entry per key with its rule, its
- * JSON Schema fragment and its documentation. The validator, the JSON Schema and the README
- * reference are all read from here, so a field cannot exist in one and not the others.
+ * JSON Schema fragment and its documentation. The validator, the JSON Schema and the reference
+ * (docs/config-reference.md) are all read from here, so a field cannot exist in one and not the
+ * others.
  */
 import { FILTER_FIELDS } from "../filter/filter.ts";
 import { DEFAULT_TEMPLATE } from "../messenger/template.ts";

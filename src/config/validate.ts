@@ -211,7 +211,7 @@ class Walker {
 
 /**
  * The token is given once: by one of its two keys, or by the environment (`requireToken`
- * false), which README's "Secrets" puts first.
+ * false), which docs/configuration.md's "Secrets" puts first.
  */
 function tokenProblems(
   walker: Walker,

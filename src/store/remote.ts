@@ -5,7 +5,7 @@
  * `once` and `forward` on a local file still start without it (sqlite.ts says why that counts).
  *
  * Each `execute` is one round trip, each `batch` one round trip holding a whole transaction;
- * the store is written to need few of either per run (README, "Several machines").
+ * the store is written to need few of either per run (docs/several-machines.md, "Costs").
  */
 import type { InStatement, ResultSet, SqlClient } from "./sql.ts";
 

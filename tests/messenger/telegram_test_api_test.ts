@@ -6,26 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { bounded } from "../support/deadline.ts";
-
-const DIR = new URL("../support/telegram_test_api/", import.meta.url).pathname;
+import { emulatorProcess } from "../support/telegram_emulator.ts";
 
 Deno.test(
   "telegram-test-api accepts silent messages into a forum topic, templates and Instant View",
   bounded(60_000, async (deadline) => {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--no-config",
-        `--lock=${DIR}deno.lock`,
-        "--frozen",
-        "--allow-all",
-        "--quiet",
-        `${DIR}check.ts`,
-      ],
-      env: { NO_COLOR: "1" },
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const child = emulatorProcess("check.ts");
     let out: Deno.CommandOutput;
     try {
       out = await deadline.within("the telegram-test-api check", child.output());

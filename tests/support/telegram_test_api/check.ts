@@ -25,9 +25,12 @@ interface Stored {
 }
 
 const server = new TelegramServer({ port: 0, host: "127.0.0.1" });
+// Its constructor reads port 0 as "unset" (`port || 9000`): ask for 0 again, so two of these
+// never meet on port 9000.
+(server as unknown as { config: { port: number } }).config.port = 0;
 await server.start();
 try {
-  // It listened on port 0 as asked; its config still says 0, its node server knows which.
+  // Its node server knows which port it was given.
   const listening = (server as unknown as { server: { address(): { port: number } } }).server;
   const { port } = listening.address();
   const api = new BotApi({ baseUrl: `http://127.0.0.1:${port}`, token: new Secret(TOKEN) });
