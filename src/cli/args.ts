@@ -13,7 +13,8 @@ export function parseCommandArgs<const O extends ParseArgsOptionsConfig>(
   allowPositionals = false,
 ) {
   try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals });
+    const args = negativeValues(argv, options);
+    return parseArgs({ args, options, strict: true, allowPositionals });
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (typeof code !== "string" || !code.startsWith("ERR_PARSE_ARGS_")) throw error;
@@ -24,6 +25,33 @@ export function parseCommandArgs<const O extends ParseArgsOptionsConfig>(
       : `unknown option ${unknown}${didYouMean(unknown, options)}`;
     throw new UsageError(`courier ${command}: ${said} (see 'courier ${command} --help')`);
   }
+}
+
+/**
+ * `--grace -5` as `--grace=-5`: a negative number after an option that takes a value is that
+ * value (no option's name starts with a digit), so the option's own check says what is wrong
+ * with it, instead of advice to write it with `=` that the check then refuses.
+ */
+export function negativeValues(argv: string[], options: ParseArgsOptionsConfig): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--") return out.concat(argv.slice(i));
+    const name = arg.startsWith("--")
+      ? arg.slice(2)
+      : /^-[^-]$/.test(arg)
+      ? Object.keys(options).find((key) => options[key].short === arg[1])
+      : undefined;
+    const next = argv[i + 1];
+    if (
+      name !== undefined && Object.hasOwn(options, name) && options[name].type === "string" &&
+      next !== undefined && /^-\d/.test(next)
+    ) {
+      out.push(`--${name}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 /** "; did you mean --json?" for `--jsn`, or "" when no option is close. */

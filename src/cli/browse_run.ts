@@ -30,7 +30,7 @@ async function defaultDatabase(
   ]);
   let settings;
   try {
-    settings = await loadSettings(configPathFrom(configFlag));
+    settings = await loadSettings(configPathFrom(configFlag), { token: false });
   } catch (error) {
     if (error instanceof ConfigError && error.missing) {
       const what = "no DATABASE given (courier browse FILE.db)";
@@ -131,6 +131,14 @@ export async function run(argv: string[]): Promise<number> {
   let label: string;
   if (isRemote(database)) {
     label = redactUrl(database).replace(/[?#].*$/, "");
+    // Checked once here, so a server down at start is one line (exit 1: it may come up), not
+    // every call's error. Loaded only for a remote database, as the workers load it.
+    const { checkRemote } = await import("../browse/sql/remote.ts");
+    try {
+      await checkRemote(database, authToken);
+    } catch (error) {
+      throw new UserError(`courier browse: ${(error as Error).message}`, 1);
+    }
   } else {
     const path = localPath(database);
     try {

@@ -8,7 +8,7 @@ export const completionsCommand: Command = {
 Prints a script that completes courier's commands, options and their values in the shell.
 Load it from your shell's start-up file:
   bash:  source <(courier completions bash)           # in ~/.bashrc
-  zsh:   source <(courier completions zsh)            # in ~/.zshrc
+  zsh:   source <(courier completions zsh)            # in ~/.zshrc, after compinit
   fish:  courier completions fish | source            # in ~/.config/fish/config.fish
 or save it where the shell looks for completions (e.g.
 /usr/share/bash-completion/completions/courier).

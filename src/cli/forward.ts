@@ -45,8 +45,9 @@ Signals:
                          A second one exits at once (130/143); nothing sent is lost.
 
 Exit codes: 0 stopped by a signal after a clean shutdown, 1 could not start (another courier
-holds the data directory, the metrics address is taken), 2 usage or config error, 130/143 a
-second SIGINT/SIGTERM.`,
+holds the data directory, the metrics address is taken), 2 usage or config error or a data
+directory that cannot be created (not restarted by the shipped unit), 130/143 a second
+SIGINT/SIGTERM.`,
   // The implementation (and its dependencies) is loaded only when this command runs.
   run: async (argv, { logFormat }) => (await import("./forward_run.ts")).run(argv, logFormat),
 };

@@ -55,12 +55,19 @@ export function helpOptions(help: string): HelpOption[] {
 
 /** One line for a word that is no command, with the likely one when it looks like a typo. */
 export function unknownCommand(name: string, commands: readonly Command[]): string {
+  // What other tools print their version with.
+  if (name === "version" || name === "-v" || name === "-version") {
+    return `courier: unknown ${name.startsWith("-") ? "option" : "command"} ${
+      name.startsWith("-") ? name : `"${name}"`
+    }; did you mean --version? (see 'courier --help')`;
+  }
   if (name.startsWith("-")) {
     const hint = suggest(name.replace(/^-+/, ""), ["help", "version", "log-format"]);
     return `courier: unknown option ${name}${hint ? `; did you mean --${hint}?` : ""} ` +
       "(options go after the command; see 'courier --help')";
   }
-  const hint = suggest(name, [...commands.map((c) => c.name), "help"]);
-  return `courier: unknown command "${name}"${hint ? `; did you mean "${hint}"?` : ""} ` +
+  const hint = suggest(name, [...commands.map((c) => c.name), "help", "version"]);
+  const shown = hint === "version" ? "--version" : `"${hint}"`;
+  return `courier: unknown command "${name}"${hint ? `; did you mean ${shown}?` : ""} ` +
     "(see 'courier --help')";
 }

@@ -36,7 +36,8 @@ The first Ctrl-C (SIGINT) or SIGTERM starts no new feed, lets the sends under wa
 records them and prints the summary; a second one stops at once (nothing sent is lost).
 
 Exit codes: 0 every feed succeeded, 1 a feed or a delivery failed (or another courier holds
-the data directory), 2 usage or config error, 130/143 stopped by SIGINT/SIGTERM.`,
+the data directory), 2 usage or config error or a data directory that cannot be created,
+130/143 stopped by SIGINT/SIGTERM.`,
   // The implementation (and its dependencies) is loaded only when this command runs.
   run: async (argv, { logFormat }) => (await import("./once_run.ts")).run(argv, logFormat),
 };

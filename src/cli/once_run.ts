@@ -6,7 +6,7 @@ import { runOnce } from "../forward/once.ts";
 import { Runtime } from "../forward/runtime.ts";
 import { selectFeeds } from "../forward/select_feeds.ts";
 import { formatProgress, formatSummary, summaryWanted } from "../forward/summary.ts";
-import { type LogFormat, stderrLogger } from "../log/logger.ts";
+import { errorLine, type LogFormat, stderrLogger } from "../log/logger.ts";
 import { parseCommandArgs } from "./args.ts";
 import { readRunFlags, RUN_OPTIONS } from "./run_flags.ts";
 import { EXIT_CODE, onStopSignals, type StopSignal } from "./signals.ts";
@@ -63,7 +63,8 @@ export async function run(argv: string[], logFormat?: LogFormat): Promise<number
     summary: { type: "boolean" },
   });
   const { configPath, dryRun, concurrency, messengerApi, logLevel } = readRunFlags("once", values);
-  const settings = await loadSettings(configPath);
+  // A dry run sends nothing: it needs no token.
+  const settings = await loadSettings(configPath, { token: !dryRun });
   const feeds = selectFeeds("once", settings, values.feed ?? []);
   const progress = progressLine(feeds.length);
   const logger = stderrLogger(logFormat, logLevel, progress);
@@ -110,7 +111,7 @@ export async function run(argv: string[], logFormat?: LogFormat): Promise<number
           (dryRun ? "\n(dry run: nothing was sent or recorded)\n" : "\n"),
       );
     }
-    if (summary.fatal !== null) console.error(`courier once: ${summary.fatal}`);
+    if (summary.fatal !== null) console.error(errorLine(`courier once: ${summary.fatal}`));
     if (stoppedBy !== null) return EXIT_CODE[stoppedBy];
     return summary.results.every((r) => r.error === null) ? 0 : 1;
   } finally {

@@ -17,7 +17,7 @@ export async function feedFromConfig(configPath: string, name: string): Promise<
   ]);
   let feeds: FeedSettings[];
   try {
-    feeds = (await loadSettings(configPath)).feeds;
+    feeds = (await loadSettings(configPath, { token: false })).feeds;
   } catch (error) {
     if (error instanceof ConfigError) throw new UserError(error.message, 2);
     throw error;

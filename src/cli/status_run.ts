@@ -2,7 +2,7 @@ import { configPathFrom, loadSettings } from "../config/load.ts";
 import { nextCronRun } from "../config/cron.ts";
 import { type FeedStatus, renderStatusJson, renderStatusTable } from "./status_view.ts";
 import { readLastSuccess } from "../store/last_success.ts";
-import { stateLocation } from "../store/location.ts";
+import { describeLocation, stateLocation } from "../store/location.ts";
 import { readFeedRecords, type RecordedRun } from "../store/status.ts";
 import { parseCommandArgs } from "./args.ts";
 import { UserError } from "./errors.ts";
@@ -44,16 +44,26 @@ export async function run(argv: string[]): Promise<number> {
     config: { type: "string", short: "c" },
     json: { type: "boolean" },
   });
-  const settings = await loadSettings(configPathFrom(values.config));
+  // status never sends: it neither needs nor reads the token.
+  const settings = await loadSettings(configPathFrom(values.config), { token: false });
   const now = new Date();
   const names = settings.feeds.map((f) => f.name);
   const location = stateLocation(settings);
   const records = await readFeedRecords(location, names, new Date(now.getTime() - DAY_MS));
+  if (records === null) {
+    // "never" for every feed would hide a data_dir that is not where the runs keep the state.
+    throw new UserError(
+      `courier status: no state at ${describeLocation(location)}: nothing has run with ` +
+        `${settings.configPath} yet, or the runs keep their state elsewhere (compare ` +
+        "data_dir and database in 'courier validate')",
+      1,
+    );
+  }
   let successes: Map<string, Date>;
   try {
     // The database's record is authoritative (the file is a copy); a state from before the
     // database kept them has only the file.
-    successes = records?.lastSuccess?.size
+    successes = records.lastSuccess?.size
       ? records.lastSuccess
       : await readLastSuccess(settings.lastLoadedPath);
   } catch (error) {
@@ -61,8 +71,11 @@ export async function run(argv: string[]): Promise<number> {
   }
   const leaseOf = (channel: string) => {
     if (location.kind !== "remote") return undefined;
-    const lease = records?.leases?.get(channel);
-    return lease ? { holder: lease.holder, expiresAt: new Date(lease.expiresAt) } : null;
+    const lease = records.leases?.get(channel);
+    // The server's view of the expiry, placed on this machine's clock for display.
+    return lease
+      ? { holder: lease.holder, expiresAt: new Date(now.getTime() + lease.remainingMs) }
+      : null;
   };
   // Many feeds share a few schedules: one Cron each.
   const nextRuns = new Map<string, Date | null>();
@@ -71,7 +84,7 @@ export async function run(argv: string[]): Promise<number> {
     return nextRuns.get(cron)!;
   };
   const feeds: FeedStatus[] = settings.feeds.map((feed) => {
-    const record = records?.get(feed.name);
+    const record = records.get(feed.name);
     return {
       name: feed.name,
       cron: feed.cron,

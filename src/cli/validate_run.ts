@@ -15,7 +15,8 @@ type FeedView = SettingsView["feeds"][number];
 /** The rows of the optional settings a feed has in effect; none for a feed without them. */
 function extras(feed: FeedView): [string, string][] {
   const rows: [string, string][] = [];
-  const list = (items: string[]) => items.map((item) => JSON.stringify(item)).join(", ");
+  // As written in the config, not JSON-escaped: `/\bRFC ?\d+/i` shows one backslash each.
+  const list = (items: string[]) => items.map((item) => `"${item}"`).join(", ");
   if (feed.filter !== null) {
     if (feed.filter.include.length > 0) rows.push(["include", list(feed.filter.include)]);
     if (feed.filter.exclude.length > 0) rows.push(["exclude", list(feed.filter.exclude)]);

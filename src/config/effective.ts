@@ -1,10 +1,14 @@
 /**
  * The one place where defaults and precedence are applied: a validated document in, every
  * value in effect out. Pure; `cwd` is passed in.
+ *
+ * Relative paths in the config (data_dir, db_dir, last_loaded_path, the token files) are the
+ * config file's, as Prometheus reads its rule_files: one config run from any directory finds
+ * the same state, so it never posts everything again from another working directory.
  */
 import { DEFAULT_FILTER_FIELDS, type FilterField } from "../filter/filter.ts";
 import { Secret } from "../secrets/secret.ts";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { FeedSettings, FilterSettings, Settings } from "./types.ts";
 import type { RawConfig, RawFeed, RawFilter } from "./validate.ts";
 
@@ -58,6 +62,7 @@ function feedSettings(feed: RawFeed, defaults: Defaults): FeedSettings {
     proxy: proxyOf(feed.proxy, globalProxy),
     linkText: feed.title ?? "Link",
     firstTimeLimit: effectiveLimit(feed.first_time_limit, topLimit),
+    firstTimeLimitFrom: feed.first_time_limit ? "feed" : "top",
     filter: feed.filter === undefined ? defaults.filter : filterSettings(feed.filter),
     silent: feed.silent ?? defaults.silent,
     topic: feed.topic ?? null,
@@ -66,7 +71,9 @@ function feedSettings(feed: RawFeed, defaults: Defaults): FeedSettings {
 }
 
 export function effectiveSettings(raw: RawConfig, configPath: string, cwd: string): Settings {
-  const abs = (path: string) => resolve(cwd, path);
+  const configFile = resolve(cwd, configPath);
+  const configDir = dirname(configFile);
+  const abs = (path: string) => resolve(configDir, path);
   const globalProxy = proxyOf(raw.proxy, null);
   const dataDir = abs(raw.data_dir ?? "./");
   const topLimit = raw.first_time_limit ?? -1;
@@ -78,7 +85,7 @@ export function effectiveSettings(raw: RawConfig, configPath: string, cwd: strin
     template: raw.template ?? null,
   };
   return {
-    configPath: abs(configPath),
+    configPath: configFile,
     // Empty until src/config/token.ts has looked at the environment and the token file.
     token: new Secret(raw.messenger_auth_token ?? ""),
     tokenSource: "config",

@@ -184,7 +184,8 @@ export const TOP_FIELDS: Record<string, Field> = {
   data_dir: {
     required: false,
     default: '"./"',
-    description: "Base directory for the state database and the last-success file.",
+    description: "Base directory for the state database and the last-success file. A " +
+      "relative path, here and in every path key, is from the config file's directory.",
     schema: { type: "string", minLength: 1 },
     check: checkPath,
   },

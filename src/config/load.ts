@@ -35,8 +35,19 @@ export function configPathFrom(flag: string | undefined): string {
   return flag ?? Deno.env.get("COURIER_CONFIG") ?? "config.yml";
 }
 
+export interface LoadOptions {
+  cwd?: string;
+  /**
+   * false for a command that never sends (status, browse, preview): the token is neither
+   * required nor read, so a credential only the service can read does not stop it.
+   */
+  token?: boolean;
+}
+
 /** Reads and validates the config file at `path`. */
-export async function loadSettings(path: string, cwd = Deno.cwd()): Promise<Settings> {
+export async function loadSettings(path: string, options: LoadOptions = {}): Promise<Settings> {
+  const cwd = options.cwd ?? Deno.cwd();
+  const needsToken = options.token ?? true;
   let text: string;
   try {
     text = await Deno.readTextFile(path);
@@ -46,11 +57,14 @@ export async function loadSettings(path: string, cwd = Deno.cwd()): Promise<Sett
     throw new ConfigError([`${path}: cannot read config: ${reason}`]);
   }
   text = text.replace(/^\uFEFF/, "");
-  const fromEnvironment = environmentToken((name) => Deno.env.get(name), isFile);
+  const fromEnvironment = needsToken
+    ? environmentToken((name) => Deno.env.get(name), isFile)
+    : null;
   // A filter's expressions are checked by compiling them; only a config with one pays for
   // loading the engine (a key is always written out: YAML has no other way to name it).
   if (text.includes("filter")) await loadRegexEngine();
-  const settings = parseSettings(text, path, cwd, fromEnvironment === null);
+  const settings = parseSettings(text, path, cwd, needsToken && fromEnvironment === null);
+  if (!needsToken) return settings;
   try {
     return withToken(settings, fromEnvironment ?? configToken(settings)!);
   } catch (error) {
@@ -73,7 +87,7 @@ export function parseSettings(
   const doc = parseDocument(text, { lineCounter: lines, merge: true, prettyErrors: false });
   if (doc.errors.length > 0) {
     throw new ConfigError(doc.errors.map((error) => {
-      const { line, col } = lines.linePos(error.pos[0]);
+      const { line, col } = lines.linePos(errorOffset(text, error.message, error.pos[0]));
       const first = error.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
       return `${file}:${line}:${col}: invalid YAML: ${first}`;
     }));
@@ -86,6 +100,26 @@ export function parseSettings(
   const { config, problems } = validateDocument(doc, lines, requireToken);
   if (!config) throw new ConfigError(problems.map((p) => formatProblem(file, p)));
   return effectiveSettings(config, file, cwd);
+}
+
+const MISSING_QUOTE = /^Missing closing (["'])quote/;
+
+/**
+ * Where a YAML error is to be shown. A quote never closed is reported by the parser where it
+ * gave up (often the end of the file): the quote that opened it is what to fix. That is the
+ * last such quote before there that starts a value (after `:`, `-`, `[`, `{`, `,`, `?` or at a
+ * line's start): one inside the value would have closed it.
+ */
+function errorOffset(text: string, message: string, at: number): number {
+  const quote = MISSING_QUOTE.exec(message)?.[1];
+  if (quote === undefined) return at;
+  for (let i = Math.min(at, text.length) - 1; i >= 0; i--) {
+    if (text[i] !== quote) continue;
+    let j = i - 1;
+    while (j >= 0 && (text[j] === " " || text[j] === "\t")) j--;
+    if (j < 0 || "\n:-[{,?".includes(text[j])) return i;
+  }
+  return at;
 }
 
 function formatProblem(file: string, p: Problem): string {

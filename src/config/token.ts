@@ -5,7 +5,7 @@
  *   1. $COURIER_MESSENGER_AUTH_TOKEN            the token itself
  *   2. $COURIER_MESSENGER_AUTH_TOKEN_FILE       a file whose first line is the token
  *   3. $CREDENTIALS_DIRECTORY/messenger_auth_token   systemd's LoadCredential=messenger_auth_token:…
- *   4. messenger_auth_token_file (config)       a file, relative paths from the working directory
+ *   4. messenger_auth_token_file (config)       a file, relative paths from the config's directory
  *   5. messenger_auth_token (config)            the token itself
  *
  * An empty variable counts as unset. `validate` shows the source, never the token.
@@ -20,10 +20,18 @@ export const TOKEN_FILE_ENV = "COURIER_MESSENGER_AUTH_TOKEN_FILE";
 /** The credential name to give systemd's LoadCredential=. */
 export const CREDENTIAL_NAME = "messenger_auth_token";
 
-/** The token's origin: the value itself, or a file holding it; `source` is for display. */
+/**
+ * The token's origin: the value itself, or a file holding it; `source` is for display, `fix`
+ * says what changes it (for a token the messenger refuses).
+ */
 export type TokenOrigin =
-  | { kind: "value"; value: string; source: string }
-  | { kind: "file"; path: string; source: string };
+  | { kind: "value"; value: string; source: string; fix: string }
+  | { kind: "file"; path: string; source: string; fix: string };
+
+/** A file a running forward reads again on SIGHUP. */
+const RELOADS = "then reload a running forward (SIGHUP)";
+/** What the process was started with: a reload keeps it. */
+const RESTARTS = "then restart courier (a reload keeps what it was started with)";
 
 /**
  * The token the environment gives (steps 1-3), or null: then the config must give it.
@@ -34,14 +42,22 @@ export function environmentToken(
   exists: (path: string) => boolean,
 ): TokenOrigin | null {
   const value = env(TOKEN_ENV);
-  if (value) return { kind: "value", value, source: `$${TOKEN_ENV}` };
+  if (value) {
+    const fix = `set the right one in $${TOKEN_ENV} ${RESTARTS}`;
+    return { kind: "value", value, source: `$${TOKEN_ENV}`, fix };
+  }
   const file = env(TOKEN_FILE_ENV);
-  if (file) return { kind: "file", path: file, source: `file ${file} ($${TOKEN_FILE_ENV})` };
+  if (file) {
+    const source = `file ${file} ($${TOKEN_FILE_ENV})`;
+    return { kind: "file", path: file, source, fix: `write the right one in ${file} ${RELOADS}` };
+  }
   const credentials = env("CREDENTIALS_DIRECTORY");
   if (credentials) {
     const path = `${credentials.replace(/\/+$/, "")}/${CREDENTIAL_NAME}`;
     if (exists(path)) {
-      return { kind: "file", path, source: `systemd credential ${CREDENTIAL_NAME}` };
+      const fix = `write the right one in the file the unit's LoadCredential=${CREDENTIAL_NAME}: ` +
+        `names, ${RESTARTS.replace("courier", "the service")}`;
+      return { kind: "file", path, source: `systemd credential ${CREDENTIAL_NAME}`, fix };
     }
   }
   return null;
@@ -51,10 +67,13 @@ export function environmentToken(
 export function configToken(settings: Settings): TokenOrigin | null {
   if (settings.tokenFile) {
     const path = settings.tokenFile;
-    return { kind: "file", path, source: `file ${path} (messenger_auth_token_file)` };
+    const source = `file ${path} (messenger_auth_token_file)`;
+    return { kind: "file", path, source, fix: `write the right one in ${path} ${RELOADS}` };
   }
   const value = settings.token.reveal();
-  return value === "" ? null : { kind: "value", value, source: "config (messenger_auth_token)" };
+  if (value === "") return null;
+  const fix = `fix messenger_auth_token in ${settings.configPath} ${RELOADS}`;
+  return { kind: "value", value, source: "config (messenger_auth_token)", fix };
 }
 
 /** Thrown for a token that cannot be used; lines as ConfigError takes them, never the token. */
@@ -85,5 +104,11 @@ export function withToken(settings: Settings, origin: TokenOrigin): Settings {
   // The config's own key was checked with its line; a token from elsewhere is checked here.
   const problem = checkToken(value);
   if (problem !== null) throw new TokenError(`bot token ${origin.source}: ${problem}`);
-  return { ...settings, token: new Secret(value), tokenSource: origin.source, warnings };
+  return {
+    ...settings,
+    token: new Secret(value),
+    tokenSource: origin.source,
+    tokenFix: origin.fix,
+    warnings,
+  };
 }

@@ -33,6 +33,8 @@ export interface FeedSettings {
   linkText: string;
   /** Entries sent at the first sighting: the newest N; -1 means no limit. */
   firstTimeLimit: number;
+  /** Whose `first_time_limit` that is: the feed's own, or the top level's (the default). */
+  firstTimeLimitFrom?: "feed" | "top";
   // The optional settings below are always set by effective.ts; absent (as in settings built
   // by hand) reads as null or false.
   /** Which entries are posted (its own `filter`, else the top level's); null: every one. */
@@ -56,6 +58,8 @@ export interface Settings {
    * src/config/token.ts describes it. Absent: the config's messenger_auth_token.
    */
   tokenSource?: string;
+  /** What changes the token where it came from, for a token the messenger refuses. */
+  tokenFix?: string;
   /** The config's `messenger_auth_token_file`, absolute; null when not set. */
   tokenFile?: string | null;
   /** Things worth a warning that do not stop the config (a token file others can read). */

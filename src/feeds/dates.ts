@@ -99,8 +99,17 @@ function build(
   return Number.isFinite(t) ? new Date(t) : null;
 }
 
+/**
+ * Year, month and day with dashes (one or two digits each) or none (two digits each): without
+ * separators the digits must fill the fields, or "200212" would read as 2 January.
+ */
 const ISO =
-  /^(\d{4})-?(\d{1,2})-?(\d{1,2})(?:(?:T|\s+|t)(\d{1,2}):?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?)?\s*(z|utc|gmt|[+-]\d{1,2}(?::?\d{2})?)?$/i;
+  /^(\d{4})(?:-(\d{1,2})-(\d{1,2})|(\d{2})(\d{2}))(?:(?:T|\s+|t)(\d{1,2}):?(\d{2})(?::?(\d{2})(?:[.,](\d+))?)?)?\s*(z|utc|gmt|[+-]\d{1,2}(?::?\d{2})?)?$/i;
+/**
+ * W3CDTF's reduced precision: a year and month ("2002-12"), or a year alone. The first of that
+ * month (of January), as feedparser reads it; a zone written after it changes no day.
+ */
+const W3C_REDUCED = /^(\d{4})(?:-(\d{1,2}))?\s*(?:z|utc|gmt|[+-]\d{1,2}(?::?\d{2})?)?$/i;
 const RFC822 =
   /^(?:[^\d\s,]+\.?,?\s*)?(\d{1,2})(?:st|nd|rd|th)?[\s-]+([^\d\s,.-]+)\.?,?[\s-]+(\d{2,4}),?(?:[\sT]+(\d{1,2})[:.](\d{2})(?:[:.](\d{2})(?:\.(\d+))?)?)?\s*(.*)$/;
 /**
@@ -244,10 +253,13 @@ function buildAt(
 export function patternDate(s: string): Date | null {
   let m = s.match(ISO);
   if (m) {
-    const offset = m[8] ? zoneOffset(m[8]) ?? 0 : 0;
-    const millis = m[7] ? Math.round(Number(`0.${m[7]}`) * 1000) : 0;
-    return buildAt(Number(m[1]), Number(m[2]), Number(m[3]), m, 4, millis, offset);
+    const offset = m[10] ? zoneOffset(m[10]) ?? 0 : 0;
+    const millis = m[9] ? Math.round(Number(`0.${m[9]}`) * 1000) : 0;
+    const month = Number(m[2] ?? m[4]), day = Number(m[3] ?? m[5]);
+    return buildAt(Number(m[1]), month, day, m, 6, millis, offset);
   }
+  m = s.match(W3C_REDUCED);
+  if (m) return build(Number(m[1]), Number(m[2] ?? 1), 1, 0, 0, 0, 0, 0);
   m = s.match(RFC822);
   if (m) {
     const month = monthNumber(m[2]);
@@ -287,7 +299,13 @@ export function patternDate(s: string): Date | null {
   // number with dots, which it reads month first.
   if (/\d{4}/.test(s) && !/^\d{1,2}\.\d{1,2}\./.test(s)) {
     const t = Date.parse(s);
-    if (Number.isFinite(t)) return new Date(t);
+    // The years build takes: "200212" or "12345" is no year 200212.
+    if (t >= YEAR_1800 && t < YEAR_10000) return new Date(t);
   }
   return null;
 }
+
+/** 10000-01-01T00:00:00Z: four-digit years end before it. */
+const YEAR_10000 = 253_402_300_800_000;
+/** 1800-01-01T00:00:00Z: no feed means a date before it (see build). */
+const YEAR_1800 = -5_364_662_400_000;

@@ -15,3 +15,6 @@ export class FeedError extends Error {
     this.reason = reason;
   }
 }
+
+/** The reason for a page that is no feed but a web page (discover.ts adds the feeds it names). */
+export const HTML_PAGE = "not a feed: it is an HTML page";

@@ -1,5 +1,5 @@
 import type { FeedType } from "../model/feed_type.ts";
-import { FeedError } from "./errors.ts";
+import { FeedError, HTML_PAGE } from "./errors.ts";
 import type { XmlElement } from "./xml.ts";
 
 /** The feed formats and versions courier tells apart. */
@@ -17,7 +17,7 @@ export const FEED_ROOTS = new Set([
 ]);
 
 export function describeNonFeed(roots: XmlElement[]): string {
-  if (roots.some((r) => /(^|:)html$/.test(r.name))) return "not a feed: it is an HTML page";
+  if (roots.some((r) => /(^|:)html$/.test(r.name))) return HTML_PAGE;
   if (roots.length === 0) return "not a feed: the document has no XML elements";
   return `not a feed: the root element is <${roots[0].name}>`;
 }

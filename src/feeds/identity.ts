@@ -31,6 +31,12 @@ export interface LinkFallback {
  * link as its id: that one is what courier recorded before telling them apart (merging keeps
  * the oldest, the last), so nothing already posted is posted again. Entries alike in title,
  * date and enclosure stay one entry.
+ *
+ * An enclosure tells entries apart only when it is theirs alone: items whose link came from a
+ * shared enclosure (no link of their own), or that share the show's link and one enclosure (a
+ * live stream's URL), would merge again under it. Of those, the last in document order keeps
+ * the enclosure (what courier recorded before), the others get a hash of link, title, date and
+ * enclosure.
  */
 export function separateSharedLinks(entries: Entry[], fallbacks: readonly LinkFallback[]): void {
   if (fallbacks.length < 2) return;
@@ -41,17 +47,43 @@ export function separateSharedLinks(entries: Entry[], fallbacks: readonly LinkFa
     if (group) group.push(fallback);
     else byLink.set(link, [fallback]);
   }
+  /** Entries given their enclosure as id, by enclosure, in document order. */
+  const byEnclosure = new Map<string, LinkFallback[]>();
   for (const [link, group] of byLink) {
     if (group.length < 2) continue;
     const keeper = group[group.length - 1];
     const kept = sameness(entries[keeper.index], keeper.enclosure);
     for (let k = 0; k < group.length - 1; k++) {
-      const { index, enclosure } = group[k];
+      const fallback = group[k];
+      const { index, enclosure } = fallback;
       const entry = entries[index];
       if (sameness(entry, enclosure) === kept) continue;
-      entry.id = enclosure ?? `${link}#${stableHash(`${entry.title}\n${dateText(entry)}`)}`;
+      if (enclosure === null) {
+        entry.id = `${link}#${stableHash(`${entry.title}\n${dateText(entry)}`)}`;
+      } else if (enclosure === link) entry.id = hashedId(entry, link, enclosure);
+      else {
+        entry.id = enclosure;
+        const sharing = byEnclosure.get(enclosure);
+        if (sharing) sharing.push(fallback);
+        else byEnclosure.set(enclosure, [fallback]);
+      }
     }
   }
+  for (const [enclosure, sharing] of byEnclosure) {
+    if (sharing.length < 2) continue;
+    const last = sharing[sharing.length - 1];
+    const lastSameness = sameness(entries[last.index], enclosure);
+    for (let k = 0; k < sharing.length - 1; k++) {
+      const entry = entries[sharing[k].index];
+      if (sameness(entry, enclosure) === lastSameness) continue;
+      entry.id = hashedId(entry, entry.link!, enclosure);
+    }
+  }
+}
+
+/** An id for an entry its link and enclosure do not tell apart. */
+function hashedId(entry: Entry, link: string, enclosure: string): string {
+  return `${link}#${stableHash(sameness(entry, enclosure))}`;
 }
 
 function dateText(entry: Entry): string {

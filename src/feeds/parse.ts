@@ -1,7 +1,8 @@
 import type { Entry } from "../model/entry.ts";
 import { EntityLimitError } from "./entities.ts";
-import { FeedError } from "./errors.ts";
+import { FeedError, HTML_PAGE } from "./errors.ts";
 import { decodeFeedBytes } from "./decode.ts";
+import { htmlPageReason } from "./discover.ts";
 import { readProlog } from "./dtd.ts";
 import { atomEntry, atomHead } from "./atom.ts";
 import { detectFormat, type FeedFormat } from "./format.ts";
@@ -218,7 +219,7 @@ export function parseFeed(
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text.trim() === "") throw new FeedError(baseUrl, "empty document");
   if (/^\s*(<!doctype\s+html|<html[\s>])/i.test(text)) {
-    throw new FeedError(baseUrl, "not a feed: it is an HTML page");
+    throw new FeedError(baseUrl, htmlPageReason(text, baseUrl));
   }
   CONTROL.lastIndex = 0;
   if (CONTROL.test(text)) {
@@ -253,6 +254,10 @@ export function parseFeed(
   } catch (error) {
     if (error instanceof EntityLimitError) {
       throw new FeedError(baseUrl, `refused: ${error.message}`);
+    }
+    // An XHTML page, read as XML: the feeds it names are found in its text.
+    if (error instanceof FeedError && error.reason === HTML_PAGE) {
+      throw new FeedError(baseUrl, htmlPageReason(text, baseUrl));
     }
     throw error;
   }

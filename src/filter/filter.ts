@@ -46,7 +46,8 @@ function matchIn(entry: Entry, pattern: Pattern, fields: readonly FilterField[])
 export function judge(filter: EntryFilter, entry: Entry): Verdict {
   for (const pattern of filter.exclude) {
     const field = matchIn(entry, pattern, filter.fields);
-    if (field !== null) return `excluded by ${JSON.stringify(pattern.source)} in ${field}`;
+    // Quoted as written: a log line escapes it once more (logfmt), preview shows it as is.
+    if (field !== null) return `excluded by "${pattern.source}" in ${field}`;
   }
   if (filter.include.length === 0) return null;
   for (const pattern of filter.include) {

@@ -99,6 +99,20 @@ export interface FeedRunContext {
    * Asked before the run and before each send; without it the feed fails, nothing sent.
    */
   holds?: (channel: string) => boolean;
+  /**
+   * With state shared by several processes, fencing: until when this process may send to a
+   * channel (the lease's trust, on the clock the outbox uses), asked by the outbox right before
+   * each request; `distrust` stops every send until the lease is renewed, after a send the
+   * state could not record.
+   */
+  fence?: ChannelFence;
+}
+
+/** See FeedRunContext.fence; src/forward/leases.ts gives it. */
+export interface ChannelFence {
+  /** Until when (monotonic ms) this run may send to `channel`: its lease as held now. */
+  tenure(channel: string): () => number;
+  distrust(): void;
 }
 
 /**
@@ -138,6 +152,8 @@ export async function runFeed(
   };
   let validators: Map<string, Validators> | undefined;
   let seen: string[] | undefined;
+  // Taken before the plan: what it finds unsent is sent only under the lease it was found in.
+  const until = ctx.fence?.tenure(feed.channel);
   if (ctx.holds && !ctx.holds(feed.channel)) {
     turn.done();
     result.error = leaseMissing(feed.channel);
@@ -168,7 +184,7 @@ export async function runFeed(
     if (toSend.length > 0) {
       try {
         await abortable(turn.ready, ctx.signal);
-        await deliver(feed, toSend, result, ctx);
+        await deliver(feed, toSend, result, ctx, until);
       } catch (error) {
         // A 401 met by this feed, not one that stopped the run before this feed got to send.
         const fatal = error instanceof MessengerFatalError && error !== ctx.signal.reason;
@@ -256,11 +272,15 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
         skipped,
       });
     } else if (skipped > 0) {
-      ctx.logger.info("first sighting: only the newest entries are sent", {
-        feed: feed.name,
-        sent: send.length,
-        skipped,
-      });
+      // Says which key to change: a first run that holds back more than expected is found here.
+      const key = feed.firstTimeLimitFrom === "feed"
+        ? `feed ${feed.name}'s first_time_limit`
+        : "the top-level first_time_limit";
+      ctx.logger.info(
+        `first sighting: ${unseen.length} entries, ${key} ${limit} sends the newest ` +
+          `${send.length}; the ${skipped} older are recorded as seen, never sent`,
+        { feed: feed.name, sent: send.length, skipped },
+      );
     }
   }
   // Recorded before anything is sent, as the first sighting is: whatever happens to this run,
@@ -307,6 +327,7 @@ async function deliver(
   entries: Entry[],
   result: FeedResult,
   ctx: FeedRunContext,
+  until: (() => number) | undefined,
 ) {
   let chat = ctx.chatFor(feed.channel);
   const delivery = deliveryOf(feed);
@@ -317,7 +338,7 @@ async function deliver(
     if (ctx.holds && !ctx.holds(feed.channel)) throw new Error(leaseMissing(feed.channel));
     const message = messageFor(feed, entry);
     const send = (m: Message) =>
-      ctx.outbox.send(chat, m, ctx.signal, { maxWaitMs: ctx.maxMessengerWaitMs });
+      ctx.outbox.send(chat, m, ctx.signal, { maxWaitMs: ctx.maxMessengerWaitMs, until });
     let sent;
     try {
       sent = await send(message);
@@ -356,7 +377,10 @@ async function deliver(
     try {
       await ctx.state.markSent(feed.name, entry, sent.chat, sent.messageId, ctx.now());
     } catch (error) {
-      // Not marked sent, so the next run sends it again: the one duplicate to expect.
+      // Not marked sent, so the next run, here or in the process that takes the channel,
+      // sends it again: the one duplicate to expect. No more go out until the database is
+      // reached again, or each would be another.
+      ctx.fence?.distrust();
       throw new NotRecorded(`${messageOf(error)}; 1 message may be sent again`);
     }
   }

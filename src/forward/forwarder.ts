@@ -5,7 +5,13 @@ import { type Clock, realClock } from "../time/clock.ts";
 import { type Logger, messageOf } from "../log/logger.ts";
 import type { Outbox } from "../messenger/bot_api.ts";
 import type { MessengerFatalError } from "../messenger/errors.ts";
-import { type FeedResult, type ForwardState, runFeed, type SuccessLog } from "./feed_run.ts";
+import {
+  type ChannelFence,
+  type FeedResult,
+  type ForwardState,
+  runFeed,
+  type SuccessLog,
+} from "./feed_run.ts";
 import type { FeedReader } from "./reader.ts";
 import { DEFAULT_TIMEOUT_MS } from "../feeds/read.ts";
 import { feedOrigin, FetchSlots, heldSlot, type Slot } from "./fetch_slots.ts";
@@ -54,6 +60,8 @@ export interface ForwarderOptions {
   priorSuccesses?: ReadonlyMap<string, Date>;
   /** See FeedRunContext.holds. */
   holds?: (channel: string) => boolean;
+  /** See FeedRunContext.fence. */
+  fence?: ChannelFence;
 }
 
 export interface RunSummary {
@@ -207,6 +215,7 @@ export class Forwarder {
       maxMessengerWaitMs: options.maxMessengerWaitMs,
       priorSuccesses: options.priorSuccesses,
       holds: options.holds,
+      fence: options.fence,
       onFatal: (error) => {
         onFatal(error.message);
         this.#unauthorized(feed, error);
@@ -221,7 +230,8 @@ export class Forwarder {
   #unauthorized(feed: FeedSettings, error: MessengerFatalError): void {
     if (this.#policy === "continue") {
       // Every attempt says it: the loop goes on, and only the user can fix the token.
-      this.#options.logger.error("messenger refused the bot; fix the token and reload", {
+      // The error says where the token came from and what changes it (a reload may not).
+      this.#options.logger.error("messenger refused the bot token", {
         feed: feed.name,
         error: error.message,
       });

@@ -10,11 +10,16 @@
  * and hands back (between runs, never during one) what it holds above that, so a second
  * process gets half the channels within a renewal or two.
  *
- * Timing, on the injected clock: a lease is written to expire `ttlMs` after the claim (wall
- * time, which other processes compare with theirs), renewed every ttlMs / 4, and trusted here
- * only until ttlMs * 3 / 4 after the claim started (monotonic time): a process whose renewals
- * fail stops sending a quarter of the TTL before anyone else may take the channel, which is
- * also the clock skew between machines this tolerates.
+ * Timing. The database's clock decides: a lease expires `ttlMs` after the database wrote it,
+ * on the database's clock (src/store/leases.ts), so the machines' own clocks may differ by any
+ * amount. Here, a lease is renewed every ttlMs / 4 and trusted (fencing) only until
+ * ttlMs * 3 / 4 after the moment the renewal that confirmed it was *sent*, on this process's
+ * monotonic clock: the database wrote the expiry after that moment, so trust ends at least a
+ * quarter of the TTL before anyone else may take the channel, however long the answer took, a
+ * pause of the process or a partition. Every send asks (`until`) right before its request goes
+ * out and bounds the request by it (src/messenger/bot_api.ts); a process whose renewals fail
+ * stops sending when its trust ends, and one that could not record a send (`distrust`) stops
+ * at once, until a renewal reaches the database again.
  */
 import type { Clock, TimerId } from "../time/clock.ts";
 import type { Logger } from "../log/logger.ts";
@@ -81,6 +86,10 @@ export class Leases {
   readonly #ttlMs: number;
   /** Channel → monotonic time until which the lease is trusted. */
   readonly #held = new Map<string, number>();
+  /** Set by `distrust`: nothing is trusted until the next step reaches the database. */
+  #distrusted = false;
+  /** Channel → how many times this process has taken it: one holding of it, its tenure. */
+  readonly #tenures = new Map<string, number>();
   #wanted: string[] = [];
   #holders = 1;
   #timer: TimerId | undefined;
@@ -110,13 +119,41 @@ export class Leases {
 
   /** Whether this process may run and send for `channel` now. */
   holds(channel: string): boolean {
-    const until = this.#held.get(channel);
-    return until !== undefined && this.#clock.monotonic() < until;
+    return this.#clock.monotonic() < this.until(channel);
+  }
+
+  /**
+   * Until when (the clock's monotonic time) this process may send to `channel`: a request that
+   * cannot be over by then is not started. -Infinity when it does not hold the channel.
+   */
+  until(channel: string): number {
+    if (this.#distrusted) return -Infinity;
+    return this.#held.get(channel) ?? -Infinity;
+  }
+
+  /**
+   * `until` for the lease as held now, for a run that starts now: once the lease is lost, the
+   * run's sends stay refused even if the channel is taken back meanwhile, since what the run
+   * planned to send may have been sent by the process that held it in between.
+   */
+  tenure(channel: string): () => number {
+    const tenure = this.#tenures.get(channel);
+    return () => this.#tenures.get(channel) === tenure ? this.until(channel) : -Infinity;
+  }
+
+  /**
+   * Stops every send until the next renewal reaches the database: a send the state could not
+   * record (the database unreachable or slow) is one another process may repeat, and the next
+   * would be another.
+   */
+  distrust(): void {
+    this.#distrusted = true;
   }
 
   get held(): number {
+    const now = this.#clock.monotonic();
     let n = 0;
-    for (const channel of this.#held.keys()) if (this.holds(channel)) n++;
+    for (const until of this.#held.values()) if (now < until) n++;
     return n;
   }
 
@@ -143,9 +180,8 @@ export class Leases {
 
   async #step(): Promise<void> {
     if (this.#stopped) return;
-    const started = this.#clock.monotonic();
-    const now = this.#clock.now();
-    const trusted = new Set([...this.#held.keys()].filter((c) => this.holds(c)));
+    const monoNow = this.#clock.monotonic();
+    const trusted = new Set([...this.#held].filter(([, until]) => monoNow < until).map(([c]) => c));
     const expired = [...this.#held.keys()].filter((c) => !trusted.has(c));
     for (const channel of expired) this.#held.delete(channel);
     this.#lose(expired, "lease ran out before it could be renewed");
@@ -157,11 +193,12 @@ export class Leases {
       takeAll: this.#options.takeAll,
     });
     let holding: LeaseHolding;
+    // Taken as the request leaves: the database's expiry is at least ttlMs after this.
+    const sent = this.#clock.monotonic();
     try {
       holding = await this.#options.store.claimLeases({
         holder: this.holder,
-        now,
-        expiresAt: now + this.#ttlMs,
+        ttlMs: this.#ttlMs,
         ...plan,
       });
     } catch (error) {
@@ -176,13 +213,15 @@ export class Leases {
     if (this.#failing) this.#options.logger.info("leases renewed again");
     this.#failing = false;
     if (this.#stopped) return;
+    this.#distrusted = false;
     this.#holders = holding.holders;
     this.onHolders(holding.holders);
-    const until = started + (this.#ttlMs * 3) / 4;
+    const until = sent + (this.#ttlMs * 3) / 4;
     const nowHeld = new Set(holding.held);
     for (const channel of plan.release) this.#held.delete(channel);
     this.#lose(plan.renew.filter((c) => !nowHeld.has(c)), "another process holds the lease");
     const taken = holding.held.filter((c) => !this.#held.has(c));
+    for (const channel of taken) this.#tenures.set(channel, (this.#tenures.get(channel) ?? 0) + 1);
     this.#held.clear();
     for (const channel of holding.held) this.#held.set(channel, until);
     if (plan.release.length > 0) {

@@ -44,6 +44,8 @@ export interface RuntimeOptions {
   leaseTtlMs?: number;
   /** How a `db_url` is reached (StoreOptions.connect); default the libSQL client. */
   connect?: StoreOptions["connect"];
+  /** The database's clock (StoreOptions.databaseNow); default the server's own. */
+  databaseNow?: StoreOptions["databaseNow"];
 }
 
 /** Telegram counts a minute back; a second more covers the time between send and record. */
@@ -196,7 +198,11 @@ export class Runtime {
           });
         }
       }
-      const opened = (await Store.openAt(location, { clock, connect: options.connect }))!;
+      const opened = (await Store.openAt(location, {
+        clock,
+        connect: options.connect,
+        databaseNow: options.databaseNow,
+      }))!;
       store = opened;
       const migrations = await opened.chatMigrations();
       const prior = await priorSuccesses(settings, opened, logger, false);
@@ -205,12 +211,8 @@ export class Runtime {
       const pacer = new Pacer();
       // What the state says went out in the last minute still counts at Telegram: a restart
       // (or another process before this one) must not send a channel's 20 again.
-      const seeded = seedPacer(
-        pacer,
-        await opened.sentSince(new Date(clock.now() - SEED_WINDOW_MS)),
-        clock.now(),
-        clock.monotonic(),
-      );
+      const recent = await opened.sentWithin(SEED_WINDOW_MS);
+      const seeded = seedPacer(pacer, recent, clock.monotonic());
       if (seeded > 0) {
         logger.debug("messenger limits seeded from the state", { sent_last_minute: seeded });
       }
@@ -220,6 +222,9 @@ export class Runtime {
         new BotApi({
           baseUrl: options.messengerApi,
           token: current.token,
+          tokenOrigin: current.tokenFix === undefined
+            ? undefined
+            : { source: current.tokenSource ?? "config", fix: current.tokenFix },
           client: proxies.get(current.messengerProxy),
           pacer,
           circuit,
@@ -263,6 +268,9 @@ export class Runtime {
         // The first step before any run: a feed runs only under its channel's lease.
         await leases.refresh();
         logger.info("leases", { holder: leases.holder, channels: leases.held });
+        // `once` renews for as long as its run lasts (a paced channel takes minutes): its sends
+        // are fenced by the lease like forward's; forward's loop starts the renewals itself.
+        if (options.leaseAll) leases.start();
       }
       runtime.#messengerKey = messengerKey(settings);
       return runtime;
@@ -311,10 +319,12 @@ export class Runtime {
     | "fetchClientFor"
     | "priorSuccesses"
     | "holds"
+    | "fence"
   > {
     const leases = this.leases;
     return {
       holds: leases ? (channel) => leases.holds(channel) : undefined,
+      fence: leases ?? undefined,
       priorSuccesses: this.priorSuccesses,
       state: this.state,
       outbox: this.outbox,
@@ -366,14 +376,8 @@ export class Runtime {
     const mine = feeds.filter((f) => taken.has(f.channel));
     await this.store.adopt(mine.map((f) => f.name));
     const chats = new Set(channels.map((c) => this.migrations.get(c) ?? c));
-    const now = this.#clock.now();
-    seedPacer(
-      this.#pacer,
-      await this.store.sentSince(new Date(now - SEED_WINDOW_MS)),
-      now,
-      this.#clock.monotonic(),
-      chats,
-    );
+    const recent = await this.store.sentWithin(SEED_WINDOW_MS);
+    seedPacer(this.#pacer, recent, this.#clock.monotonic(), chats);
   }
 
   async close(): Promise<void> {

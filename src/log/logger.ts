@@ -92,6 +92,17 @@ export function journalStream(
   }
 }
 
+/** Whether this process's stderr is systemd's journal stream (see journalStream). */
+export function stderrIsJournal(): boolean {
+  return Deno.build.os === "linux" &&
+    journalStream(Deno.env.get("JOURNAL_STREAM"), () => Deno.statSync("/proc/self/fd/2"));
+}
+
+/** An error line for stderr, outside the logger, with its priority under journald. */
+export function errorLine(text: string): string {
+  return stderrIsJournal() ? `<${PRIORITY.error}>${text}` : text;
+}
+
 /**
  * The process logger on stderr. Format: `format` (the `--log-format` flag), else
  * `$COURIER_LOG_FORMAT`; colour only on a TTY and never when `NO_COLOR` is set; priority
@@ -106,8 +117,7 @@ export function stderrLogger(
   const envFormat = Deno.env.get("COURIER_LOG_FORMAT");
   const chosen = format ?? (envFormat === "json" ? "json" : "text");
   const noColor = (Deno.env.get("NO_COLOR") ?? "") !== "";
-  const journal = Deno.build.os === "linux" &&
-    journalStream(Deno.env.get("JOURNAL_STREAM"), () => Deno.statSync("/proc/self/fd/2"));
+  const journal = stderrIsJournal();
   return createLogger({
     format: chosen,
     color: !noColor && !journal && Deno.stderr.isTerminal(),

@@ -11,6 +11,7 @@ import {
   MessageRefusedError,
   MessengerError,
   MessengerFatalError,
+  NotHeldError,
   RateLimitedError,
 } from "./errors.ts";
 import type { Message } from "./format.ts";
@@ -34,6 +35,13 @@ export interface SendOptions {
    * message or an earlier one) before giving up with a RateLimitedError; default no bound.
    */
   maxWaitMs?: number;
+  /**
+   * Fencing: until when (monotonic ms, the client's `now`) this process may send to the chat
+   * (its channel lease, src/forward/leases.ts). Asked right before every request, after the
+   * wait for a send slot and before each retry; a request is started only with at least
+   * `minRequestMs` left, and is cut when the time is up, so none is under way after it.
+   */
+  until?: () => number;
 }
 
 export interface Sent {
@@ -46,6 +54,11 @@ export interface BotApiOptions {
   /** API base URL, e.g. https://api.telegram.org or a local Bot API server. */
   baseUrl: string;
   token: Secret;
+  /**
+   * Where the token came from and what changes it (src/config/token.ts), said when the
+   * messenger refuses it.
+   */
+  tokenOrigin?: { source: string; fix: string };
   /** HTTP client carrying the messenger proxy; default a direct connection. */
   client?: Deno.HttpClient;
   fetch?: typeof fetch;
@@ -57,6 +70,8 @@ export interface BotApiOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Time limit of one request (default 30 s). */
   timeoutMs?: number;
+  /** The least time a send's `until` must leave for its request to start (default 1 s). */
+  minRequestMs?: number;
   /** Retries after a 5xx or a network error (default 5), waiting backoffMs, 2×, 4×… (≤ 60 s). */
   retries?: number;
   backoffMs?: number;
@@ -137,7 +152,21 @@ export class BotApi implements Outbox {
     let migrations = 0;
     for (;;) {
       const slot = await this.#waitForSlot(target, maxWaitMs, signal);
-      const outcome = await this.#post(target, message, signal);
+      // Fencing: asked now, not before the wait, which may have lasted a minute.
+      const left = (options.until?.() ?? Infinity) - this.#now();
+      if (left < (this.#opts.minRequestMs ?? 1_000)) {
+        this.#pacer.cancel(target, slot);
+        throw new NotHeldError(
+          `chat ${chat}: not sent: this process no longer holds the channel's lease (another ` +
+            "process may hold it, or the database could not be reached to renew it)",
+        );
+      }
+      const outcome = await this.#post(target, message, signal, left);
+      // Telegram counts a message when it arrives, which may be up to its answer: the slot is
+      // counted from then (a first request that sets up the connection arrives late).
+      if (!("retryAfterS" in outcome || "migrateTo" in outcome)) {
+        this.#pacer.settle(target, slot, this.#now());
+      }
       if (!("transient" in outcome)) this.#circuit.reset(target);
       if ("sent" in outcome) return outcome.sent;
       // Refused without being posted: the slot was not used.
@@ -218,7 +247,9 @@ export class BotApi implements Outbox {
   async #post(
     chat: string,
     message: Message,
-    signal?: AbortSignal,
+    signal: AbortSignal | undefined,
+    /** The time the fence leaves: the request is cut then. */
+    leftMs: number,
   ): Promise<
     { sent: Sent } | { retryAfterS: number } | { migrateTo: string } | { transient: string }
   > {
@@ -235,7 +266,7 @@ export class BotApi implements Outbox {
     // posted it, and only its answer lets the run mark it sent. Its own timeout bounds it;
     // the waits before it and between retries do end at once.
     if (signal?.aborted) throw signal.reason;
-    const timeoutMs = this.#opts.timeoutMs ?? 30_000;
+    const timeoutMs = Math.max(1, Math.floor(Math.min(this.#opts.timeoutMs ?? 30_000, leftMs)));
     const timeout = AbortSignal.timeout(timeoutMs);
     let response: Response;
     let answer: ApiAnswer | null = null;
@@ -293,7 +324,7 @@ export class BotApi implements Outbox {
     if (status === 401 || status === 404) {
       throw new MessengerFatalError(
         status === 401
-          ? `messenger rejected the bot token (401 ${description}); check messenger_auth_token`
+          ? this.#refusedToken(description)
           : `messenger API not found at ${this.#shownUrl} (404 ${description}); check the token and --messenger-api`,
       );
     }
@@ -301,6 +332,14 @@ export class BotApi implements Outbox {
       throw new MessageRefusedError(`chat ${chat}: ${status} ${description}`, chat, description);
     }
     throw new ChatError(chatProblem(chat, message, status, description), chat, status);
+  }
+
+  /** A 401: the token refused, where it came from and what changes it. */
+  #refusedToken(description: string): string {
+    const origin = this.#opts.tokenOrigin;
+    if (!origin) return `messenger rejected the bot token (401 ${description})`;
+    return `messenger rejected the bot token from ${origin.source} (401 ${description}); ` +
+      origin.fix;
   }
 
   /**
@@ -378,11 +417,23 @@ export class BotApi implements Outbox {
  * when the topic is what is missing it says where to look.
  */
 function chatProblem(chat: string, message: Message, status: number, description: string) {
-  if (message.topic === undefined) return `chat ${chat}: ${status} ${description}`;
+  if (message.topic === undefined) {
+    return `chat ${chat}: ${status} ${description}${notFoundHint(chat, description)}`;
+  }
   const hint = /thread not found|TOPIC_(?:DELETED|CLOSED|ID_INVALID)/i.test(description)
     ? `; the chat has no open forum topic ${message.topic}: check the feed's topic`
     : "";
   return `chat ${chat} topic ${message.topic}: ${status} ${description}${hint}`;
+}
+
+/** What to check when the Bot API knows no such chat: the usual set-up mistakes. */
+function notFoundHint(chat: string, description: string): string {
+  if (!/chat not found/i.test(description)) return "";
+  return chat.startsWith("@")
+    ? "; check that the bot is an administrator of the channel and that the name is spelt as " +
+      "in its t.me link (a private channel has no name: use its -100... id)"
+    : "; check that the bot is an administrator of the chat and the id (a channel's starts " +
+      "with -100)";
 }
 
 /** The Bot API's answer, or null for anything else (an HTML error page, a non-JSON body). */

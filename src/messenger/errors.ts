@@ -4,6 +4,15 @@ export class MessengerError extends Error {
 }
 
 /**
+ * The message was not sent because this process could no longer be sure it alone sends to the
+ * chat (its channel lease ran out, or could not be renewed in time): another process may hold
+ * the channel now. Nothing went out; the entry stays unsent for whoever holds the channel.
+ */
+export class NotHeldError extends MessengerError {
+  override name = "NotHeldError";
+}
+
+/**
  * The messenger refused the bot itself (401 Unauthorized, or 404 for an unknown bot or a wrong
  * API address): nothing can be delivered, so the whole run stops.
  */

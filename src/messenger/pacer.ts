@@ -109,6 +109,25 @@ export class Pacer {
     drop(this.#global);
   }
 
+  /**
+   * Moves a booked slot to `doneAt`, when its request got its answer: the server counts a
+   * message when it arrives, some time between the request leaving and the answer coming
+   * back, so the window of the 21st is counted from the latest the 1st can have arrived.
+   */
+  settle(chat: string, at: number, doneAt: number): void {
+    if (doneAt <= at) return;
+    const move = (log: number[] | undefined) => {
+      const i = log?.lastIndexOf(at) ?? -1;
+      if (i === -1) return;
+      log!.splice(i, 1);
+      let j = log!.length;
+      while (j > 0 && log![j - 1] > doneAt) j--;
+      log!.splice(j, 0, doneAt);
+    };
+    move(this.#chats.get(chat));
+    move(this.#global);
+  }
+
   /** Holds `chat` back until `until` (a 429's retry_after). */
   block(chat: string, until: number): void {
     this.#blocked.set(chat, Math.max(until, this.#blocked.get(chat) ?? 0));
@@ -127,24 +146,32 @@ export class Pacer {
 }
 
 /**
- * Seeds `pacer` with the sends the state recorded (wall times), converted to the pacer's
- * monotonic clock: a send `wallNow - at` ago happened at `monoNow - (wallNow - at)`. Only the
- * chats in `chats` when given (a takeover), else every chat found (a start).
+ * Seeds `pacer` with the sends the state recorded, each `agoMs` before `monoNow` (the pacer's
+ * clock, read when the database's answer came back: every send is placed as late as it can
+ * have been). Only the chats in `chats` when given (a takeover), else every chat found (a
+ * start). Each chat seeded also counts one send more, at `monoNow`: the message a previous
+ * holder may have had under way when it died, paused or lost the database, which Telegram
+ * counts and the state never recorded.
  */
 export function seedPacer(
   pacer: Pacer,
-  sends: readonly { chat: string; at: Date }[],
-  wallNow: number,
+  sends: readonly { chat: string; agoMs: number }[],
   monoNow: number,
   chats?: ReadonlySet<string>,
 ): number {
   const byChat = new Map<string, number[]>();
-  for (const { chat, at } of sends) {
+  for (const chat of chats ?? []) byChat.set(chat, []);
+  for (const { chat, agoMs } of sends) {
     if (chats && !chats.has(chat)) continue;
     const list = byChat.get(chat) ?? [];
-    list.push(monoNow - (wallNow - at.getTime()));
+    list.push(monoNow - Math.max(0, agoMs));
     byChat.set(chat, list);
   }
-  for (const [chat, times] of byChat) pacer.seed(chat, times.sort((a, b) => a - b));
-  return [...byChat.values()].reduce((n, t) => n + t.length, 0);
+  let seeded = 0;
+  for (const [chat, times] of byChat) {
+    seeded += times.length;
+    times.push(monoNow);
+    pacer.seed(chat, times.sort((a, b) => a - b));
+  }
+  return seeded;
 }

@@ -55,6 +55,8 @@ const RULES: Rule[] = [
   { test: /timed out|os error 110\b/i, reason: () => "connection timed out" },
   { test: /no route to host|os error 113\b/i, reason: () => "no route to host" },
   { test: /network is unreachable|os error 101\b/i, reason: () => "network unreachable" },
+  // Deno's WebSocket client says no more than this.
+  { test: /tcp connect error/i, reason: () => "cannot connect (refused or unreachable)" },
 ];
 
 /** rustls' names for what is wrong with a certificate, in words. */
@@ -128,4 +130,20 @@ export function describeNetworkFailure(
   const httpProxy = proxy.kind === "http" || proxy.kind === "https";
   if (!connecting && httpProxy && url.startsWith("http:")) atProxy = true;
   return { reason, atProxy };
+}
+
+/** A WebSocket that could not connect at all, in the words of Deno's client. */
+const CONNECT_FAILURE =
+  /tcp connect error|connection refused|dns error|failed to lookup|timed out|unreachable|no route to host|connection reset/i;
+
+/**
+ * Whether a database client's error (@libsql/client) is that the server could not be reached:
+ * fetch's failure, which never has an answer, or a WebSocket that could not connect (not one the
+ * server answered with a refusal, which is the server's to say).
+ */
+export function isUnreachable(error: unknown): boolean {
+  const messages = causeChain(error);
+  if (/^fetch failed/i.test(messages[0] ?? "")) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "HRANA_WEBSOCKET_ERROR" && CONNECT_FAILURE.test(messages.join("\n"));
 }

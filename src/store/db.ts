@@ -2,12 +2,19 @@ import { Database } from "./sqlite.ts";
 import type { SqlClient } from "./sql.ts";
 import { openRemote } from "./remote.ts";
 import { dbPath, describeLocation, type StateLocation } from "./location.ts";
-import { type LeaseClaim, type LeaseHolding, LeasesTable } from "./leases.ts";
+import { type LeaseClaim, type LeaseHolding, LeasesTable, type LeaseView } from "./leases.ts";
+import { type DbClock, timed } from "./db_time.ts";
 import type { Entry } from "../model/entry.ts";
 import { type Clock, realClock, type TimerId } from "../time/clock.ts";
 import { GroupCommit } from "./commit.ts";
 import { EntriesTable } from "./entries.ts";
-import { describeFailure, sqliteCode, StoreError, storeFailure } from "./failure.ts";
+import {
+  describeFailure,
+  sqliteCode,
+  StoreError,
+  storeFailure,
+  unreachableServer,
+} from "./failure.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
 import { isNoOp, type RunRecord, RunsTable } from "./runs.ts";
 import { prune, type PruneCounts, type RetentionRules } from "./retention.ts";
@@ -20,7 +27,7 @@ export type { StoredValidators } from "./validators.ts";
 export type { PruneCounts, RetentionRules } from "./retention.ts";
 export { DEFAULT_RETENTION } from "./retention.ts";
 export type { StateLocation } from "./location.ts";
-export type { LeaseClaim, LeaseHolding } from "./leases.ts";
+export type { LeaseClaim, LeaseHolding, LeaseView } from "./leases.ts";
 
 /**
  * `passive` copies to courier.db what no reader still needs and never waits: for a process
@@ -55,6 +62,12 @@ export interface StoreOptions {
    * leases, last successes in the database) at the speed a simulated year needs.
    */
   connect?: (url: string, authToken?: string) => Promise<SqlClient>;
+  /**
+   * The database's clock (db_time.ts), for the times processes compare: leases, send times.
+   * Default: a server's own clock for a remote location, the `clock`'s wall time for a file.
+   * Tests that put a file behind `connect` pass their simulated clock here.
+   */
+  databaseNow?: () => number;
 }
 
 /**
@@ -86,6 +99,7 @@ export class Store {
   readonly #validators: ValidatorsTable;
   readonly #readOnly: boolean;
   readonly #leases: LeasesTable;
+  readonly #dbClock: DbClock;
   /** Last successes not yet written to the database. */
   #successes = new Map<string, string>();
 
@@ -104,7 +118,9 @@ export class Store {
     this.#entries = new EntriesTable(client);
     this.#runs = new RunsTable(client, this.#commits);
     this.#validators = new ValidatorsTable(client);
-    this.#leases = new LeasesTable(client);
+    const clock = this.#clock;
+    this.#dbClock = options.databaseNow ?? (remote ? null : () => clock.now());
+    this.#leases = new LeasesTable(client, this.#dbClock);
   }
 
   /** Opens the state where `location` says: a local file (as open) or a libSQL server. */
@@ -134,7 +150,11 @@ export class Store {
       }
     } else {
       await Deno.mkdir(dbDir, { recursive: true }).catch((error) => {
-        throw new StoreError(`cannot create database directory ${dbDir}: ${error.message}`);
+        throw new StoreError(
+          `cannot create database directory ${dbDir}: ${error.message}`,
+          null,
+          2,
+        );
       });
     }
     let client: Database;
@@ -190,6 +210,9 @@ export class Store {
       }
     } catch (error) {
       client.close();
+      // Nothing was done yet: the server is what to look at, not the step.
+      const unreachable = unreachableServer(path, error);
+      if (unreachable !== null) throw new StoreError(unreachable);
       throw storeFailure(step, path, error);
     }
     return store;
@@ -351,9 +374,10 @@ export class Store {
 
   /** Marks an entry sent, after the messenger accepted it as `messageId` in `chatId`. */
   markSent(feed: string, entry: Entry, chatId: string, messageId: number, at: Date) {
+    // On a server its time, not `at`: another process seeds Telegram's limits from it.
     return this.#step(
       "record a sent message",
-      () => this.#entries.markSent(feed, entry, chatId, messageId, at),
+      () => this.#entries.markSent(feed, entry, chatId, messageId, at, this.#dbClock === null),
     );
   }
 
@@ -512,17 +536,23 @@ export class Store {
   }
 
   /**
-   * The messages recorded as sent at or after `since`, oldest first: what Telegram still
-   * counts against its limits when a process starts or takes a channel over.
+   * The messages recorded as sent in the last `windowMs` of the database's clock, oldest first,
+   * each with how long ago (on that clock): what Telegram still counts against its limits when
+   * a process starts or takes a channel over. Never a comparison of one machine's clock with
+   * another's.
    */
-  async sentSince(since: Date): Promise<{ chat: string; at: Date }[]> {
+  async sentWithin(windowMs: number): Promise<{ chat: string; agoMs: number }[]> {
     const rs = await this.#step("read the state", () =>
-      this.client.execute({
-        sql: `SELECT chat_id, sent_at FROM entries
-              WHERE status = 'sent' AND sent_at >= ? ORDER BY sent_at`,
-        args: [since.toISOString()],
-      }));
-    return rs.rows.map((row) => ({ chat: String(row[0]), at: new Date(String(row[1])) }));
+      this.client.execute(timed(
+        this.#dbClock,
+        `SELECT chat_id, NOW_MS - CAST(round((julianday(sent_at) - 2440587.5) * 86400000.0)
+           AS INTEGER)
+         FROM entries WHERE status = 'sent'
+           AND sent_at >= strftime('%Y-%m-%dT%H:%M:%fZ', (NOW_MS - ?1) / 1000.0, 'unixepoch')
+         ORDER BY sent_at`,
+        [windowMs],
+      )));
+    return rs.rows.map((row) => ({ chat: String(row[0]), agoMs: Number(row[1]) }));
   }
 
   /** One round trip of the lease protocol (leases.ts): renew, release, claim, count. */
@@ -535,8 +565,8 @@ export class Store {
     return this.#step("hand the leases back", () => this.#leases.release(holder, channels, all));
   }
 
-  /** Who holds which channel, with expiry (ms since the epoch): for `status`. */
-  leaseHolders(): Promise<Map<string, { holder: string; expiresAt: number }>> {
+  /** Who holds which channel, and for how long yet on the database's clock: for `status`. */
+  leaseHolders(): Promise<Map<string, LeaseView>> {
     return this.#step("read the state", () => this.#leases.all());
   }
 

@@ -150,11 +150,14 @@ export class EntriesTable {
     chatId: string,
     messageId: number,
     at: Date,
+    /** Stamp it with the database server's clock instead of `at` (see db_time.ts). */
+    serverTime = false,
   ): Promise<void> {
+    const sentAt = serverTime ? "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')" : "?6";
     await this.client.execute({
       sql: `INSERT INTO entries (feed, entry_id, link, title, published_at, status, seen_at,
               last_seen_at, sent_at, chat_id, message_id)
-              VALUES (?1, ?2, ?3, ?4, ?5, 'sent', ?6, ?6, ?6, ?7, ?8)
+              VALUES (?1, ?2, ?3, ?4, ?5, 'sent', ?6, ?6, ${sentAt}, ?7, ?8)
             ON CONFLICT (feed, entry_id) DO UPDATE SET status = 'sent', sent_at = excluded.sent_at,
               last_seen_at = excluded.last_seen_at, chat_id = excluded.chat_id,
               message_id = excluded.message_id`,

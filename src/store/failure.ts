@@ -61,11 +61,11 @@ export function describeFailure(error: unknown): string {
  */
 export class StoreError extends Error {
   override name = "StoreError";
-  readonly exitCode = 1;
   /** SQLite's result code when SQLite failed ("SQLITE_FULL"), else null. */
   readonly code: string | null;
 
-  constructor(message: string, code: string | null = null) {
+  /** 1, a failed run; 2 for what the config or the host must fix (a directory not creatable). */
+  constructor(message: string, code: string | null = null, readonly exitCode: 1 | 2 = 1) {
     super(message);
     this.code = code;
   }
@@ -75,4 +75,15 @@ export class StoreError extends Error {
 export function storeFailure(step: string, path: string, error: unknown): StoreError {
   if (error instanceof StoreError) return error;
   return new StoreError(`cannot ${step} in ${path}: ${describeFailure(error)}`, sqliteCode(error));
+}
+
+/**
+ * "cannot reach the libSQL server at URL: connection refused" for a server that could not be
+ * reached at all (remote.ts), whatever the step: the server is what to look at. Else null.
+ */
+export function unreachableServer(shown: string, error: unknown): string | null {
+  const reason = (error as { unreachable?: unknown } | null)?.unreachable;
+  return typeof reason === "string"
+    ? `cannot reach the libSQL server at ${shown}: ${reason}`
+    : null;
 }

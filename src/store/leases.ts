@@ -1,11 +1,16 @@
 import type { SqlClient } from "./sql.ts";
+import { type DbClock, timed } from "./db_time.ts";
 
-/** One round trip of the lease protocol; times are ms since the epoch on the caller's clock. */
+/**
+ * One round trip of the lease protocol. No time comes from the caller: the database's clock
+ * (db_time.ts) decides what has expired, and every lease renewed or taken in the step expires
+ * `ttlMs` after the database's now, so a process whose clock is off by minutes neither steals
+ * nor hoards channels.
+ */
 export interface LeaseClaim {
   holder: string;
-  now: number;
-  /** The expiry written on every lease renewed or taken, and on the holder's presence. */
-  expiresAt: number;
+  /** How long the leases renewed or taken, and the holder's presence, last from the step. */
+  ttlMs: number;
   /** Channels handed back first (above this process's share, or no longer configured). */
   release: readonly string[];
   /** Channels this process holds and keeps: renewed if the database still says they are its. */
@@ -23,10 +28,17 @@ export interface LeaseClaim {
 }
 
 export interface LeaseHolding {
-  /** The channels the database now says this holder holds until `expiresAt`. */
+  /** The channels the database now says this holder holds, each for ttlMs from the step. */
   held: string[];
   /** Processes alive (their presence not expired), this one included. */
   holders: number;
+}
+
+/** A lease as `status` shows it: the holder, and the server's view of when it ends. */
+export interface LeaseView {
+  holder: string;
+  /** ms until it expires on the database's clock (negative: expired). */
+  remainingMs: number;
 }
 
 /**
@@ -35,58 +47,59 @@ export interface LeaseHolding {
  * where nobody holds it or its holder let it expire, so two processes racing for a channel
  * cannot both win it (the database serialises the transactions; the second sees the first's
  * row). The whole protocol step is one batch, hence one round trip to a server.
+ *
+ * The step's expiry is computed once, by the database, into the holder's presence row
+ * (`lease_holders.expires_at` = now + ttl); the leases renewed and taken copy it from there,
+ * and the step's answer is the holder's leases carrying exactly that expiry: what this step
+ * renewed or took, never a row an earlier step left.
  */
 export class LeasesTable {
-  constructor(private readonly client: SqlClient) {}
+  constructor(private readonly client: SqlClient, private readonly clock: DbClock = null) {}
 
   async claim(c: LeaseClaim): Promise<LeaseHolding> {
+    const t = (sql: string, args: (string | number | null)[] = []) => timed(this.clock, sql, args);
+    const expiry = "(SELECT expires_at FROM lease_holders WHERE holder = ?1)";
     const results = await this.client.batch([
       // Presence that expired is of a process that died or hung (a clean stop deletes its
       // own): gone from the count already, and without this its row would stay for good.
-      { sql: "DELETE FROM lease_holders WHERE expires_at <= ?", args: [c.now] },
-      {
-        sql: `DELETE FROM leases WHERE holder = ? AND channel IN (SELECT value FROM json_each(?))`,
-        args: [c.holder, JSON.stringify(c.release)],
-      },
-      {
-        sql: `INSERT INTO lease_holders (holder, expires_at) VALUES (?, ?)
-              ON CONFLICT (holder) DO UPDATE SET expires_at = excluded.expires_at`,
-        args: [c.holder, c.expiresAt],
-      },
-      {
-        sql: `UPDATE leases SET expires_at = ?1
-              WHERE holder = ?2 AND channel IN (SELECT value FROM json_each(?3))`,
-        args: [c.expiresAt, c.holder, JSON.stringify(c.renew)],
-      },
-      {
-        sql: `INSERT INTO leases (channel, holder, expires_at, taken_at)
-              SELECT value, ?1, ?2, ?3 FROM json_each(?4)
-              WHERE value NOT IN (SELECT channel FROM leases WHERE expires_at > ?3 AND holder <> ?1)
-              ORDER BY key LIMIT CAST(min(?5, CASE WHEN ?6 IS NULL THEN ?5 ELSE max(0,
-                (CAST(?6 AS INTEGER) + (SELECT count(*) FROM lease_holders WHERE expires_at > ?3)
-                  - 1) / (SELECT count(*) FROM lease_holders WHERE expires_at > ?3) - ?7) END)
-                AS INTEGER)
-              ON CONFLICT (channel) DO UPDATE SET holder = excluded.holder,
-                expires_at = excluded.expires_at, taken_at = excluded.taken_at
-              WHERE leases.expires_at <= excluded.taken_at OR leases.holder = excluded.holder`,
-        args: [
+      t("DELETE FROM lease_holders WHERE expires_at <= NOW_MS"),
+      t(
+        `DELETE FROM leases WHERE holder = ?1 AND channel IN (SELECT value FROM json_each(?2))`,
+        [c.holder, JSON.stringify(c.release)],
+      ),
+      t(
+        `INSERT INTO lease_holders (holder, expires_at) VALUES (?1, NOW_MS + ?2)
+         ON CONFLICT (holder) DO UPDATE SET expires_at = excluded.expires_at`,
+        [c.holder, Math.round(c.ttlMs)],
+      ),
+      // Only where the row still names this holder: a renewal that arrives after another
+      // process took the channel leaves that process's lease as it is.
+      t(
+        `UPDATE leases SET expires_at = ${expiry}
+         WHERE holder = ?1 AND channel IN (SELECT value FROM json_each(?2))`,
+        [c.holder, JSON.stringify(c.renew)],
+      ),
+      t(
+        `INSERT INTO leases (channel, holder, expires_at, taken_at)
+         SELECT value, ?1, ${expiry}, NOW_MS FROM json_each(?2)
+         WHERE value NOT IN (SELECT channel FROM leases WHERE expires_at > NOW_MS AND holder <> ?1)
+         ORDER BY key LIMIT CAST(min(?3, CASE WHEN ?4 IS NULL THEN ?3 ELSE max(0,
+           (CAST(?4 AS INTEGER) + (SELECT count(*) FROM lease_holders WHERE expires_at > NOW_MS)
+             - 1) / (SELECT count(*) FROM lease_holders WHERE expires_at > NOW_MS) - ?5) END)
+           AS INTEGER)
+         ON CONFLICT (channel) DO UPDATE SET holder = excluded.holder,
+           expires_at = excluded.expires_at, taken_at = excluded.taken_at
+         WHERE leases.expires_at <= excluded.taken_at OR leases.holder = excluded.holder`,
+        [
           c.holder,
-          c.expiresAt,
-          c.now,
           JSON.stringify(c.take),
           Math.max(0, c.maxTake),
           c.shareOf ?? null,
           c.renew.length,
         ],
-      },
-      {
-        sql: "SELECT channel FROM leases WHERE holder = ? AND expires_at = ?",
-        args: [c.holder, c.expiresAt],
-      },
-      {
-        sql: "SELECT count(*) FROM lease_holders WHERE expires_at > ?",
-        args: [c.now],
-      },
+      ),
+      t(`SELECT channel FROM leases WHERE holder = ?1 AND expires_at = ${expiry}`, [c.holder]),
+      t("SELECT count(*) FROM lease_holders WHERE expires_at > NOW_MS"),
     ]);
     return {
       held: results[5].rows.map((row) => String(row[0])),
@@ -109,12 +122,15 @@ export class LeasesTable {
     );
   }
 
-  async all(): Promise<Map<string, { holder: string; expiresAt: number }>> {
-    const rs = await this.client.execute("SELECT channel, holder, expires_at FROM leases");
+  /** Who holds which channel, and for how long yet on the database's clock. */
+  async all(): Promise<Map<string, LeaseView>> {
+    const rs = await this.client.execute(
+      timed(this.clock, "SELECT channel, holder, expires_at - NOW_MS FROM leases"),
+    );
     return new Map(
       rs.rows.map((row) => [String(row[0]), {
         holder: String(row[1]),
-        expiresAt: Number(row[2]),
+        remainingMs: Number(row[2]),
       }]),
     );
   }

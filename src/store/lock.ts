@@ -1,8 +1,14 @@
-/** Another process holds the data directory. The message names its pid and the lock file. */
+/**
+ * The data directory cannot be taken. Another process holding it exits 1, like a failed run
+ * (it may work on a retry); a directory that cannot be created or a lock file that cannot be
+ * opened is the host's or the config's to fix: exit 2, which the shipped unit and compose
+ * file do not restart.
+ */
 export class LockError extends Error {
   override name = "LockError";
-  /** The work could not start: exit code 1, like a failed run (it may work on a retry). */
-  readonly exitCode = 1;
+  constructor(message: string, readonly exitCode: 1 | 2 = 1) {
+    super(message);
+  }
 }
 
 export const LOCK_FILE = "courier.lock";
@@ -26,13 +32,16 @@ export async function acquireLock(dataDir: string): Promise<DataDirLock> {
   try {
     await Deno.mkdir(dataDir, { recursive: true });
   } catch (error) {
-    throw new LockError(`cannot create data directory ${dataDir}: ${(error as Error).message}`);
+    throw new LockError(
+      `cannot create data directory ${dataDir}: ${(error as Error).message}`,
+      2,
+    );
   }
   let file: Deno.FsFile;
   try {
     file = await Deno.open(path, { read: true, write: true, create: true });
   } catch (error) {
-    throw new LockError(`cannot open lock file ${path}: ${(error as Error).message}`);
+    throw new LockError(`cannot open lock file ${path}: ${(error as Error).message}`, 2);
   }
   if (!(await file.tryLock(true))) {
     const holder = readPid(file);

@@ -7,11 +7,17 @@
  * Each `execute` is one round trip, each `batch` one round trip holding a whole transaction;
  * the store is written to need few of either per run (docs/several-machines.md, "Costs").
  */
+import { describeNetworkFailure, isUnreachable } from "../net/failure.ts";
 import type { InStatement, ResultSet, SqlClient } from "./sql.ts";
 
 /** The server could not be reached or answered with something other than SQLite's words. */
 export class RemoteError extends Error {
   override name = "RemoteError";
+  /**
+   * Why the server could not be reached at all ("connection refused"), in a user's words; null
+   * when it answered. failure.ts names the server with it.
+   */
+  unreachable: string | null = null;
 }
 
 /**
@@ -22,9 +28,16 @@ function remoteError(error: unknown, secret: string | undefined): unknown {
   const e = error as { code?: unknown; message?: unknown; cause?: unknown };
   const hide = (text: string) =>
     secret && secret.length >= 4 ? text.split(secret).join("[redacted]") : text;
+  if (error instanceof RemoteError) return error;
   if (typeof e?.code === "string" && e.code.startsWith("SQLITE_")) {
     const out = new RemoteError(hide(String(e.message ?? e.code)));
     Object.assign(out, { code: e.code, extendedCode: e.code });
+    return out;
+  }
+  if (isUnreachable(error)) {
+    const reason = hide(describeNetworkFailure(error).reason);
+    const out = new RemoteError(`cannot reach the libSQL server: ${reason}`);
+    out.unreachable = reason;
     return out;
   }
   const message = String(e?.message ?? error).split("\n")[0];
@@ -32,8 +45,39 @@ function remoteError(error: unknown, secret: string | undefined): unknown {
   return new RemoteError(hide(`the server is unreachable or failed (${message}${cause})`));
 }
 
+/**
+ * How long a request may go unanswered before the server counts as unreachable. Without it a
+ * blackholed server (packets dropped, not refused) holds a lease renewal or a record for as
+ * long as the kernel keeps the connection, minutes, with nothing logged.
+ */
+export const REQUEST_TIMEOUT_MS = 10_000;
+
+/**
+ * `call`, or a failure once `ms` passed without its answer. The request itself cannot be
+ * taken back: a write may still land later, which every write of the store allows (a late
+ * lease renewal is one the process no longer trusts, a late record is the truth).
+ */
+function withDeadline<T>(call: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // A server that does not answer is one that cannot be reached (failure.ts's words).
+      const reason = `no answer within ${ms / 1000} s`;
+      const error = new RemoteError(`cannot reach the libSQL server: ${reason}`);
+      error.unreachable = reason;
+      reject(error);
+    }, ms);
+  });
+  call.catch(() => {});
+  return Promise.race([call, late]).finally(() => clearTimeout(timer));
+}
+
 /** Opens a client for `url`; nothing goes over the network until the first statement. */
-export async function openRemote(url: string, authToken?: string): Promise<SqlClient> {
+export async function openRemote(
+  url: string,
+  authToken?: string,
+  timeoutMs = REQUEST_TIMEOUT_MS,
+): Promise<SqlClient> {
   const { createClient } = await import("@libsql/client/web");
   let client;
   try {
@@ -50,7 +94,7 @@ export async function openRemote(url: string, authToken?: string): Promise<SqlCl
   return {
     async execute(statement) {
       try {
-        return toResult(await client.execute(toLibsql(statement)));
+        return toResult(await withDeadline(client.execute(toLibsql(statement)), timeoutMs));
       } catch (error) {
         throw remoteError(error, authToken);
       }
@@ -58,7 +102,8 @@ export async function openRemote(url: string, authToken?: string): Promise<SqlCl
     async batch(statements) {
       try {
         // "write": BEGIN IMMEDIATE ... COMMIT around them, sent as one pipeline.
-        return (await client.batch(statements.map(toLibsql), "write")).map(toResult);
+        return (await withDeadline(client.batch(statements.map(toLibsql), "write"), timeoutMs))
+          .map(toResult);
       } catch (error) {
         throw remoteError(error, authToken);
       }

@@ -5,10 +5,11 @@
  */
 import { Database } from "./sqlite.ts";
 import type { SqlClient } from "./sql.ts";
-import { describeFailure } from "./failure.ts";
+import { describeFailure, unreachableServer } from "./failure.ts";
 import { dbPath, describeLocation, type StateLocation } from "./location.ts";
 import { openRemote } from "./remote.ts";
 import { SCHEMA_VERSION } from "./migrations.ts";
+import { LeasesTable, type LeaseView } from "./leases.ts";
 
 /** The database cannot be read for a status report; the message names the file. */
 export class StatusReadError extends Error {
@@ -112,6 +113,8 @@ export async function readFeedRecords(
     }
   } catch (error) {
     if (error instanceof StatusReadError) throw error;
+    const unreachable = unreachableServer(path, error);
+    if (unreachable !== null) throw new StatusReadError(unreachable, 1);
     throw new StatusReadError(`cannot read database ${path}: ${describeFailure(error)}`, 1);
   } finally {
     db.close();
@@ -121,8 +124,8 @@ export async function readFeedRecords(
 export interface StatusRecords extends Map<string, FeedRecord> {
   /** Each feed's last success as the database records it (authoritative), when it has the table. */
   lastSuccess?: Map<string, Date>;
-  /** With remote state: channel → lease holder and expiry (ms since the epoch). */
-  leases?: Map<string, { holder: string; expiresAt: number }>;
+  /** With remote state: channel → lease holder and ms until expiry on the server's clock. */
+  leases?: Map<string, LeaseView>;
 }
 
 async function readAll(
@@ -240,13 +243,8 @@ async function readAll(
     );
   }
   if (remote && (await columnsOf(db, "leases")).size > 0) {
-    const leases = await db.execute("SELECT channel, holder, expires_at FROM leases");
-    records.leases = new Map(
-      leases.rows.map((row) => [String(row[0]), {
-        holder: String(row[1]),
-        expiresAt: Number(row[2]),
-      }]),
-    );
+    // The server's clock says when a lease ends, not this machine's (db_time.ts).
+    records.leases = await new LeasesTable(db).all();
   }
   return records;
 }

@@ -18,6 +18,7 @@ Deno.test("courier browse: serves the given database and prints its URL; SIGTERM
 });
 
 Deno.test("courier browse: the default database comes from the config's db_dir", async () => {
+  // No bot token anywhere (browse never sends), and data_dir relative: the config's directory.
   const dir = await Deno.makeTempDir({ prefix: "browse_cli_" });
   await Deno.mkdir(`${dir}/data/feed_data`, { recursive: true });
   await makeFixtureDb(`${dir}/data/feed_data`);
@@ -25,7 +26,7 @@ Deno.test("courier browse: the default database comes from the config's db_dir",
   const config = `${dir}/config.yml`;
   await Deno.writeTextFile(
     config,
-    `messenger_auth_token: "123456789:AAExampleTokenDoNotUse_0123456789ab"\ndata_dir: ${dir}/data\nfeeds:\n  - name: one\n    channel: "@chan"\n    url: https://example.org/feed.xml\n    cron: "*/5 * * * *"\n    type: rss\n`,
+    `data_dir: data\nfeeds:\n  - name: one\n    channel: "@chan"\n    url: https://example.org/feed.xml\n    cron: "*/5 * * * *"\n    type: rss\n`,
   );
   const server = await startBrowseProcess(["-c", config]).catch((e) => e as Error);
   if (server instanceof Error) throw server;

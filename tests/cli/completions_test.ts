@@ -25,10 +25,22 @@ async function shellOutput(shell: string, args: string[], cwd?: string): Promise
   return new TextDecoder().decode(out.stdout);
 }
 
+/** A config whose feeds are written in the ways YAML allows: the names --feed completes. */
+const FEEDS_CONFIG = `# name: not-a-feed
+feeds:
+  - name: news   # the main one
+    url: https://a.example/feed.xml
+  - url: https://b.example/feed.xml
+    name: blog.2
+  - name: "quoted"
+`;
+
 Deno.test("completions: bash completes commands, options and their values", async () => {
   const path = await script("bash");
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(`${dir}/config.yml`, "");
+  await Deno.mkdir(`${dir}/etc`);
+  await Deno.writeTextFile(`${dir}/etc/c.yml`, FEEDS_CONFIG);
   try {
     // Each case: the words typed so far (the last one being completed) and the answer.
     const cases: [string[], string[]][] = [
@@ -50,6 +62,10 @@ Deno.test("completions: bash completes commands, options and their values", asyn
       [["courier", "completions", ""], ["bash", "zsh", "fish"]],
       [["courier", "help", "sch"], ["schema"]],
       [["courier", "once", "-c", "conf"], ["config.yml"]],
+      // --feed: the names of the config's feeds, from the config the line names.
+      [["courier", "once", "-c", "etc/c.yml", "--feed", ""], ["news", "blog.2", "quoted"]],
+      [["courier", "preview", "x.xml", "--config=etc/c.yml", "--feed", "b"], ["blog.2"]],
+      [["courier", "once", "--feed", ""], []],
       // A free value (a port) offers nothing rather than options.
       [["courier", "forward", "--metrics", ""], []],
     ];
@@ -85,19 +101,23 @@ Deno.test("completions: bash completes commands, options and their values", asyn
 Deno.test("completions: fish completes commands and option values", async () => {
   if (!(await requireTool("fish", "the fish completion test"))) return;
   const path = await script("fish");
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${dir}/c.yml`, FEEDS_CONFIG);
   try {
     const out = await shellOutput("fish", [
       "--no-config",
       "-c",
-      `source '${path}'; complete -C'courier forw'; echo ==; complete -C'courier once --log-level '; echo ==; complete -C'courier completions '`,
+      `source '${path}'; complete -C'courier forw'; echo ==; complete -C'courier once --log-level '; echo ==; complete -C'courier completions '; echo ==; complete -C'courier once -c ${dir}/c.yml --feed '`,
     ]);
-    const [command, levels, shells] = out.split("==\n").map((part) =>
+    const [command, levels, shells, feeds] = out.split("==\n").map((part) =>
       part.trim().split("\n").map((line) => line.split("\t")[0])
     );
     assert.deepEqual(command, ["forward"]);
     assert.deepEqual(levels.sort(), ["debug", "error", "info", "warn"]);
     assert.deepEqual(shells.sort(), ["bash", "fish", "zsh"]);
+    assert.deepEqual(feeds.sort(), ["blog.2", "news", "quoted"]);
   } finally {
+    await Deno.remove(dir, { recursive: true });
     await Deno.remove(path);
   }
 });
@@ -108,7 +128,13 @@ Deno.test("completions: zsh loads the script and registers it for courier", asyn
   const home = await Deno.makeTempDir();
   try {
     const out = await new Deno.Command("zsh", {
-      args: ["-f", "-c", `source '${path}' && print -r -- "\${_comps[courier]}"`],
+      // As a .zshrc loads it: compinit first (the script never runs it itself).
+      args: [
+        "-f",
+        "-c",
+        `autoload -Uz compinit && compinit -D && source '${path}' && ` +
+        `print -r -- "\${_comps[courier]}"`,
+      ],
       env: { HOME: home, ZDOTDIR: home },
       stdout: "piped",
       stderr: "piped",
@@ -118,6 +144,19 @@ Deno.test("completions: zsh loads the script and registers it for courier", asyn
       new TextDecoder().decode(out.stdout).trim(),
       "_bash_complete -o default -F _courier",
     );
+    // Without compinit: one line saying what to do, and nothing initialised behind the back.
+    const bare = await new Deno.Command("zsh", {
+      args: ["-f", "-c", `source '${path}'; print -r -- "\${+functions[compdef]}"`],
+      env: { HOME: home, ZDOTDIR: home },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(
+      new TextDecoder().decode(bare.stderr).trim(),
+      "courier completions: run 'autoload -Uz compinit && compinit' before loading this",
+    );
+    assert.equal(new TextDecoder().decode(bare.stdout).trim(), "0");
+    assert.ok(!(await Deno.readTextFile(path)).includes("compinit -u"));
   } finally {
     await Deno.remove(path);
     await Deno.remove(home, { recursive: true });

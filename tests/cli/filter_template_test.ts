@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import type { Entry } from "../../src/model/entry.ts";
 import { Store } from "../../src/store/db.ts";
+import { runCli } from "../support/cli.ts";
 import { withCliEnv } from "../support/cli_env.ts";
 import { bounded } from "../support/deadline.ts";
 import type { FakeBotApi } from "../support/fake_bot_api.ts";
@@ -288,3 +289,39 @@ Deno.test(
       assert.deepEqual(bolds(env.bot), ["aaa"]);
     })),
 );
+
+Deno.test("filter: an expression is shown as written, escaped once by logfmt, in validate, preview and the log", () =>
+  withEnv(async (env) => {
+    env.feeds.set("/news.xml", [item("1", "Ad: buy now"), item("2", "Rust")]);
+    const written = String.raw`/^ad\b/i`;
+    await env.writeConfig({
+      feeds: [feed("news", env.feeds.url("/news.xml"), { filter: { exclude: [written] } })],
+    });
+    const validate = await env.run("validate");
+    assert.equal(validate.code, 0, validate.stderr);
+    assert.match(validate.stdout, /^ {2}exclude +"\/\^ad\\b\/i"$/m);
+    const once = await env.run("once", "--log-level", "debug");
+    assert.equal(once.code, 0, once.stderr);
+    // logfmt escapes the quotes and the backslash once: \" and \\.
+    assert.ok(
+      once.stderr.includes(String.raw`reason="excluded by \"/^ad\\b/i\" in title"`),
+      once.stderr,
+    );
+    await Deno.writeTextFile(
+      `${env.dir}/feed.xml`,
+      await (await fetch(env.feeds.url("/news.xml"))).text(),
+    );
+    const preview = await runCli([
+      "preview",
+      `${env.dir}/feed.xml`,
+      "-c",
+      env.config,
+      "--feed",
+      "news",
+    ]);
+    assert.equal(preview.code, 0, preview.stderr);
+    assert.ok(
+      preview.stdout.includes(`DROPPED: excluded by "${written}" in title`),
+      preview.stdout,
+    );
+  }));

@@ -40,6 +40,16 @@ Deno.test("cli: unknown commands and flags are usage errors (exit 2, one line)",
       ["forwrd"],
       `courier: unknown command "forwrd"; did you mean "forward"? (see 'courier --help')`,
     ],
+    // What other tools print their version with.
+    [
+      ["version"],
+      `courier: unknown command "version"; did you mean --version? (see 'courier --help')`,
+    ],
+    [["-v"], `courier: unknown option -v; did you mean --version? (see 'courier --help')`],
+    [
+      ["vesrion"],
+      `courier: unknown command "vesrion"; did you mean --version? (see 'courier --help')`,
+    ],
     [
       ["stauts", "--json"],
       `courier: unknown command "stauts"; did you mean "status"? (see 'courier --help')`,

@@ -266,7 +266,15 @@ Deno.test("once: chat not found fails that feed only; its entries go on the next
     assert.equal(r.code, 1);
     assert.match(
       r.stdout,
-      /^lost\s+2\s+2\s+0\s+2\s+chat @lost_chan: 400 Bad Request: chat not found$/m,
+      /^lost\s+2\s+2\s+0\s+2\s+chat @lost_chan: 400 Bad Request: chat not found; check that /m,
+    );
+    // What to check, in the feed's error: the usual set-up mistakes.
+    assert.ok(
+      r.stdout.includes(
+        "chat not found; check that the bot is an administrator of the channel and that the " +
+          "name is spelt as in its t.me link (a private channel has no name: use its -100... id)",
+      ),
+      r.stdout,
     );
     assert.deepEqual(bolds(env.bot, "@fine_chan"), ["Post f1"]);
     assert.equal((await env.once()).code, 0);
@@ -349,4 +357,34 @@ Deno.test("once: $COURIER_MESSENGER_API and $COURIER_CONFIG are honoured", () =>
     });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(env.bot.messages().length, 1);
+  }));
+
+Deno.test("once: a first sighting that holds entries back says how many and which key", () =>
+  withEnv(async (env) => {
+    const ids = ["1", "2", "3", "4", "5"];
+    for (const name of ["top", "own", "all"]) env.feeds.set(`/${name}.xml`, items(ids));
+    await env.writeConfig({
+      first_time_limit: 2,
+      feeds: [
+        feed("top", env.feeds.url("/top.xml"), { channel: "@top_chan" }),
+        feed("own", env.feeds.url("/own.xml"), { channel: "@own_chan", first_time_limit: 1 }),
+        feed("all", env.feeds.url("/all.xml"), { channel: "@all_chan", first_time_limit: -1 }),
+      ],
+    });
+    const r = await env.once();
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stderr.split("\n").filter((l) => l.includes("first sighting"));
+    assert.equal(lines.length, 2, r.stderr);
+    const line = (feed: string) =>
+      lines.find((l) =>
+        l.endsWith(` feed=${feed} sent=${feed === "top" ? 2 : 1} skipped=${feed === "top" ? 3 : 4}`)
+      );
+    assert.match(
+      line("top") ?? r.stderr,
+      /msg="first sighting: 5 entries, the top-level first_time_limit 2 sends the newest 2; the 3 older are recorded as seen, never sent"/,
+    );
+    assert.match(
+      line("own") ?? r.stderr,
+      /msg="first sighting: 5 entries, feed own's first_time_limit 1 sends the newest 1; the 4 older are recorded as seen, never sent"/,
+    );
   }));

@@ -145,3 +145,24 @@ Deno.test("preview --feed: a URL is fetched as that feed (its filter applied)", 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("preview --feed never asks for the bot token: it sends nothing", async () => {
+  const { dir } = await setUp();
+  try {
+    // The config without its token, and a token file nobody wrote.
+    const text = (await Deno.readTextFile(`${dir}/config.yml`))
+      .replace(/^messenger_auth_token: .*$/m, `messenger_auth_token_file: ${dir}/missing-token`);
+    await Deno.writeTextFile(`${dir}/config.yml`, text);
+    const preview = await runCli(["preview", "feed.xml", "-c", "config.yml", "--feed", "news"], {
+      cwd: dir,
+    });
+    assert.equal(preview.code, 0, preview.stderr);
+    assert.match(preview.stdout, /as feed news: 3 kept, 1 dropped/);
+    // Sending still needs it, and says which file is missing.
+    const once = await runCli(["once", "-c", "config.yml"], { cwd: dir });
+    assert.equal(once.code, 2);
+    assert.match(once.stderr, /missing-token/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -293,26 +293,79 @@ Deno.test("status works beside a process holding the lock and writing (WAL)", ()
     }
   }));
 
-Deno.test("status before the first run: every feed is never, exit 0, nothing created", () =>
+Deno.test("status with no state at the configured path says so, exit 1, nothing created", () =>
   withEnv(async (env) => {
+    await env.writeConfig([
+      feed("news", env.feeds.url("/news.xml")),
+      feed("blog", env.feeds.url("/blog.xml"), "30 6 * * 1"),
+    ]);
+    // "never" for every feed and exit 0 would hide a data_dir that is not the runs' one.
+    const line = `courier status: no state at ${env.dir}/data/feed_data/courier.db: nothing ` +
+      `has run with ${env.config} yet, or the runs keep their state elsewhere (compare ` +
+      "data_dir and database in 'courier validate')\n";
+    for (const args of [[], ["--json"]]) {
+      const r = await env.status(...args);
+      assert.deepEqual([r.code, r.stdout, r.stderr], [1, "", line]);
+    }
+    await assert.rejects(Deno.stat(`${env.dir}/data`), Deno.errors.NotFound);
+  }));
+
+Deno.test("status: a feed that has not run yet is never, beside one that has", () =>
+  withEnv(async (env) => {
+    env.feeds.set("/news.xml", items(["a"]));
+    await env.writeConfig([feed("news", env.feeds.url("/news.xml"))]);
+    assert.equal((await env.once()).code, 0);
     await env.writeConfig([
       feed("news", env.feeds.url("/news.xml")),
       feed("blog", env.feeds.url("/blog.xml"), "30 6 * * 1"),
     ]);
     const text = await env.status();
     assert.equal(text.code, 0, text.stderr);
-    assert.equal(text.stderr, "");
-    assert.match(text.stdout, /^news\s.*\snever\s+-\s+0\s+0$/m);
     assert.match(text.stdout, /^blog\s.*\snever\s+-\s+0\s+0$/m);
     const json = await env.status("--json");
     assert.equal(json.code, 0);
     const doc = JSON.parse(json.stdout) as JsonFeed[];
     assert.deepEqual(
-      doc.map((f) => [f.name, f.last_success, f.last_run, f.sent_total, f.sent_24h]),
-      [["news", null, null, 0, 0], ["blog", null, null, 0, 0]],
+      doc.map((f) => [f.name, f.last_run === null, f.sent_total]),
+      [["news", false, 1], ["blog", true, 0]],
     );
-    assert.ok(doc.every((f) => f.next_run !== null));
-    await assert.rejects(Deno.stat(`${env.dir}/data`), Deno.errors.NotFound);
+  }));
+
+Deno.test("status never asks for the bot token: a credential only the service reads", () =>
+  withEnv(async (env) => {
+    env.feeds.set("/news.xml", items(["a", "b"]));
+    // The README's systemd set-up: the token only as a credential, the config without one.
+    await Deno.mkdir(`${env.dir}/credentials`);
+    await Deno.writeTextFile(`${env.dir}/credentials/messenger_auth_token`, `${TOKEN}\n`, {
+      mode: 0o600,
+    });
+    const list = [feed("news", env.feeds.url("/news.xml"))];
+    await Deno.writeTextFile(env.config, stringify({ data_dir: `${env.dir}/data`, feeds: list }));
+    const service = await runCli(["once", "-c", env.config, "--messenger-api", env.bot.url], {
+      env: { CREDENTIALS_DIRECTORY: `${env.dir}/credentials` },
+    });
+    assert.equal(service.code, 0, service.stderr);
+    // An operator's shell: no credential, no token anywhere.
+    const r = await env.status();
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, "");
+    assert.match(r.stdout, /^news\s.*\sok\s+2\s+2$/m);
+    // A token file the operator may not read is not read either.
+    await Deno.writeTextFile(
+      env.config,
+      stringify({
+        data_dir: `${env.dir}/data`,
+        messenger_auth_token_file: `${env.dir}/no-such-token`,
+        feeds: list,
+      }),
+    );
+    const unreadable = await env.status("--json");
+    assert.equal(unreadable.code, 0, unreadable.stderr);
+    assert.equal(JSON.parse(unreadable.stdout)[0].sent_total, 2);
+    // once, which sends, still needs it.
+    const once = await env.once();
+    assert.equal(once.code, 2);
+    assert.match(once.stderr, /no-such-token/);
   }));
 
 Deno.test("status refuses a database of a newer courier in one line, exit 2", () =>
@@ -407,7 +460,9 @@ Deno.test("status on a terminal: colours unless NO_COLOR, the error cut to the w
 Deno.test("status: an unreadable last-success file is one line, exit 1", () =>
   withEnv(async (env) => {
     await env.writeConfig([feed("news", env.feeds.url("/news.xml"))]);
-    await Deno.mkdir(`${env.dir}/data`, { recursive: true });
+    // A database without the successes' table (an empty file): the file is read instead.
+    await Deno.mkdir(`${env.dir}/data/feed_data`, { recursive: true });
+    await Deno.writeFile(`${env.dir}/data/feed_data/courier.db`, new Uint8Array());
     await Deno.writeTextFile(
       `${env.dir}/data/last_success.yml`,
       '"news": 2024-01-01T00:00:00Z\n"other": x: 2024-01-02T00:00:00Z\n',

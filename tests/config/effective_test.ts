@@ -26,7 +26,7 @@ Deno.test("effective: defaults of the spec", () => {
   assertEquals(f.firstTimeLimit, -1);
 });
 
-Deno.test("effective: paths derive from data_dir and resolve against the working directory", () => {
+Deno.test("effective: paths derive from data_dir and resolve against the config's directory", () => {
   const s = settings("data_dir: state\n");
   assertEquals(s.dataDir, "/srv/app/state");
   assertEquals(s.dbDir, "/srv/app/state/feed_data");
@@ -34,6 +34,14 @@ Deno.test("effective: paths derive from data_dir and resolve against the working
   const t = settings("data_dir: /d\ndb_dir: ./db\nlast_loaded_path: /var/last.yml\n");
   assertEquals(t.dbDir, "/srv/app/db");
   assertEquals(t.lastLoadedPath, "/var/last.yml");
+  // A config elsewhere: its own directory, whatever the working directory.
+  const u = parseSettings(
+    `messenger_auth_token: "${TOKEN}"\ndata_dir: state\nfeeds:\n${feed()}`,
+    "../etc/courier/c.yml",
+    "/srv/app",
+  );
+  assertEquals(u.configPath, "/srv/etc/courier/c.yml");
+  assertEquals(u.dataDir, "/srv/etc/courier/state");
 });
 
 Deno.test("effective: proxy precedence for feeds and the messenger", () => {

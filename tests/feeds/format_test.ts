@@ -1,3 +1,4 @@
+import { feedLinks, htmlPageReason } from "../../src/feeds/discover.ts";
 import assert from "node:assert/strict";
 import { detectFormat } from "../../src/feeds/format.ts";
 import { FeedError } from "../../src/feeds/errors.ts";
@@ -53,4 +54,34 @@ Deno.test("format: a document that is no feed is refused with its reason and URL
       return true;
     });
   }
+});
+
+Deno.test("an HTML page's feed links: alternate RSS or Atom, absolute against the page, once", () => {
+  const page = `<html><head>
+    <link rel="alternate" type="application/rss+xml" href="/feed.xml">
+    <link rel="alternate feed" type="Application/Atom+XML" href="../atom.xml">
+    <link rel="alternate" type="application/rss+xml" href="https://blog.example/feed.xml">
+    <link rel="stylesheet" type="application/rss+xml" href="/not-alternate.xml">
+    <link rel="alternate" type="text/html" href="/de/">
+    <link rel="alternate" type="application/rss+xml" href="javascript:void(0)">
+    <link rel="alternate" type="application/rss+xml">
+  </head></html>`;
+  assert.deepEqual(feedLinks(page, "https://blog.example/posts/page.html"), [
+    "https://blog.example/feed.xml",
+    "https://blog.example/atom.xml",
+  ]);
+  assert.equal(
+    htmlPageReason(page, "https://blog.example/posts/"),
+    "not a feed: it is an HTML page that names feeds: use https://blog.example/feed.xml or " +
+      "https://blog.example/atom.xml as the url",
+  );
+  const many = Array.from(
+    { length: 5 },
+    (_, i) => `<link rel="alternate" type="application/rss+xml" href="/c${i}.xml">`,
+  ).join("");
+  assert.match(htmlPageReason(many, "https://x.example/"), /c2\.xml \(and 2 more\) as the url$/);
+  assert.equal(
+    htmlPageReason("<html></html>", "https://x.example/"),
+    "not a feed: it is an HTML page",
+  );
 });

@@ -90,6 +90,27 @@ Deno.test("dates: RFC 822 and RFC 3339 with their broken variants", () => {
   assert.equal(iso(""), null);
 });
 
+Deno.test("dates: W3CDTF reduced precision is the first of the month, never a wrong day", () => {
+  const iso = (s: string) => parseDate(s)?.toISOString() ?? null;
+  // feedparser's reading: YYYY-MM and YYYY are the first of that month (of January).
+  assert.equal(iso("2002-12"), "2002-12-01T00:00:00.000Z");
+  assert.equal(iso("2010-05"), "2010-05-01T00:00:00.000Z");
+  assert.equal(iso("2002"), "2002-01-01T00:00:00.000Z");
+  assert.equal(iso("2002-1"), "2002-01-01T00:00:00.000Z");
+  assert.equal(iso("2002-12Z"), "2002-12-01T00:00:00.000Z");
+  assert.equal(iso("2002-12+01:00"), "2002-12-01T00:00:00.000Z");
+  // Digits without separators must fill year, month and day; "200212" is no 2 January.
+  assert.equal(iso("20021203"), "2002-12-03T00:00:00.000Z");
+  assert.equal(iso("2002-12-3"), "2002-12-03T00:00:00.000Z");
+  assert.equal(iso("200212"), null);
+  assert.equal(iso("2002123"), null);
+  // Out of range is no date (feedparser carries 2002-13 into 2003).
+  assert.equal(iso("2002-13"), null);
+  assert.equal(iso("2002-00"), null);
+  assert.equal(iso("1799-12"), null);
+  assert.equal(iso("12345"), null);
+});
+
 Deno.test("identity: guid, else link, else a stable hash of title and content", () => {
   const doc = `<rss><channel>
     <item><guid>g1</guid><link>https://e/1</link><title>A</title></item>

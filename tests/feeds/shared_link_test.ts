@@ -57,3 +57,42 @@ Deno.test("shared link: items with guids are left to their guids", () => {
   const entries = sent([item(2, true, true), item(1, true, true)]);
   assert.deepEqual(entries.map((e) => e.id), ["ep-1", "ep-2"]);
 });
+
+/** An item without guid: its link (absent: the enclosure stands in) and enclosure as given. */
+function bare(n: number, link: string | null, enclosure: string): string {
+  return `<item><title>Episode ${n}</title>${link === null ? "" : `<link>${link}</link>`}` +
+    `<pubDate>Mon, ${String(n).padStart(2, "0")} Jan 2024 10:00:00 GMT</pubDate>` +
+    `<enclosure url="${enclosure}"/></item>`;
+}
+
+const STREAM = "https://stream.show.example/live";
+
+Deno.test("shared enclosure: items whose link is one enclosure stay apart; the last keeps its id", () => {
+  // Before, each item's id was the enclosure and merging kept the last item in the document.
+  const entries = sent([bare(3, null, STREAM), bare(2, null, STREAM), bare(1, null, STREAM)]);
+  assert.deepEqual(entries.map((e) => e.title), ["Episode 1", "Episode 2", "Episode 3"]);
+  assert.equal(entries[0].id, STREAM);
+  assert.equal(new Set(entries.map((e) => e.id)).size, 3);
+  for (const e of entries.slice(1)) assert.ok(e.id.startsWith(`${STREAM}#`), e.id);
+  // The same ids on the next parse, and when a new episode comes on top.
+  const later = sent([bare(4, null, STREAM), bare(3, null, STREAM), bare(2, null, STREAM)]);
+  const ids = new Map(later.map((e) => [e.title, e.id]));
+  assert.equal(ids.get("Episode 3"), entries[2].id);
+  assert.equal(ids.get("Episode 2"), STREAM, "the last in the document keeps the old id");
+  assert.equal(new Set(ids.values()).size, 3);
+});
+
+Deno.test("shared enclosure: three sharing the show's link and one enclosure are three", () => {
+  const entries = sent([bare(3, SHOW, STREAM), bare(2, SHOW, STREAM), bare(1, SHOW, STREAM)]);
+  assert.deepEqual(entries.map((e) => e.title), ["Episode 1", "Episode 2", "Episode 3"]);
+  // What courier recorded before keeps its id: the last item the link, the next the enclosure.
+  assert.equal(entries[0].id, SHOW);
+  assert.equal(entries[1].id, STREAM);
+  assert.ok(entries[2].id.startsWith(`${SHOW}#`), entries[2].id);
+  // Alike items (same title, date, enclosure) are still one entry.
+  assert.equal(
+    sent([bare(2, SHOW, STREAM), bare(2, SHOW, STREAM), bare(1, SHOW, STREAM)]).length,
+    2,
+  );
+  assert.equal(sent([bare(1, null, STREAM), bare(1, null, STREAM)]).length, 1);
+});

@@ -117,6 +117,11 @@ Deno.test("filter: include needs one match, exclude none; categories each on the
     judge(f, entry({ title: "Rust", categories: ["Sponsored"] })),
     'excluded by "sponsored" in categories',
   );
+  // An expression is shown as written, not JSON-escaped (a log line escapes it once itself).
+  assert.equal(
+    judge(filter([], ["/\\bRFC ?\\d+/i"]), entry({ title: "see RFC 9110" })),
+    'excluded by "/\\bRFC ?\\d+/i" in title',
+  );
   // The summary is not looked at unless named.
   assert.match(judge(f, entry({ title: "x", summary: "rust" }))!, /matches no include/);
   const withSummary = filter(["rust"], [], ["summary"]);

@@ -3,6 +3,8 @@ import { Forwarder, type ForwarderOptions } from "../../src/forward/forwarder.ts
 import { readFeed } from "../../src/feeds/read.ts";
 import { ServerPauses } from "../../src/feeds/retry_after.ts";
 import { MessengerFatalError } from "../../src/messenger/errors.ts";
+import type { SendOptions } from "../../src/messenger/bot_api.ts";
+import type { Message } from "../../src/messenger/format.ts";
 import { Store } from "../../src/store/db.ts";
 import {
   deferred,
@@ -190,5 +192,49 @@ Deno.test("forwarder: a server's Retry-After fails its feed until then; other fe
     await h.close();
     await limited.shutdown();
     await fine.shutdown();
+  }
+});
+
+Deno.test("forwarder with a fence: each send carries its run's tenure; a send not recorded distrusts", async () => {
+  const tenures: string[] = [];
+  let distrusted = 0;
+  const outboxUntil: number[] = [];
+  const recording = new RecordingOutbox();
+  const h = await harness({
+    outbox: {
+      send: (chat: string, message: Message, _signal?: AbortSignal, options?: SendOptions) => {
+        outboxUntil.push(options?.until?.() ?? NaN);
+        return recording.send(chat, message);
+      },
+    },
+    fence: {
+      tenure: (channel) => {
+        tenures.push(channel);
+        return () => 42;
+      },
+      distrust: () => distrusted++,
+    },
+  });
+  try {
+    h.reader.feeds.set(url("news"), [makeEntry("n1"), makeEntry("n2")]);
+    const feed = makeFeed("news", { channel: "@news" });
+    const first = await h.forwarder.run([feed]);
+    assert.equal(first.results[0].error, null);
+    assert.deepEqual(tenures, ["@news"], "taken once, when the run starts");
+    assert.deepEqual(outboxUntil, [42, 42], "every send asks the run's tenure");
+    assert.equal(distrusted, 0);
+    // The database fails to record a send: every send stops until the lease is renewed.
+    h.reader.feeds.set(url("news"), [makeEntry("n1"), makeEntry("n2"), makeEntry("n3")]);
+    const markSent = h.store.markSent.bind(h.store);
+    h.store.markSent = () => Promise.reject(new Error("database unreachable"));
+    const second = await h.forwarder.run([feed]);
+    h.store.markSent = markSent;
+    assert.match(
+      second.results[0].error ?? "",
+      /database unreachable; 1 message may be sent again/,
+    );
+    assert.equal(distrusted, 1);
+  } finally {
+    await h.close();
   }
 });

@@ -43,7 +43,7 @@ async function twoProcesses() {
   const clock = new ManualClock(Date.UTC(2025, 0, 1));
   const { logger } = memoryLogger();
   const open = async (holder: string) => {
-    const store = (await Store.open(dir))!;
+    const store = (await Store.open(dir, { clock }))!;
     const leases = new Leases({ store, clock, logger, holder, ttlMs: TTL });
     leases.setChannels(["@a", "@b"]);
     return { store, leases };
@@ -95,6 +95,39 @@ Deno.test("leases: split between two processes, expiry takeover, trust ends befo
     await a.leases.stop();
     a.store.close();
     b.store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("leases: a run's tenure ends with the lease, even if the channel is taken back; distrust", async () => {
+  const { dir, clock, open } = await twoProcesses();
+  const a = await open("A");
+  try {
+    await a.leases.refresh();
+    const run = a.leases.tenure("@a");
+    assert.equal(run(), a.leases.until("@a"));
+    assert.ok(run() > clock.monotonic());
+    // Renewed in time: the same tenure goes on, with the trust moved forward.
+    await clock.advance(TTL / 4);
+    await a.leases.refresh();
+    assert.equal(run(), a.leases.until("@a"));
+    // Not renewed for 3/4 of the TTL: trust ends; the next step takes the channel back, but a
+    // run planned under the old lease stays fenced (another process may have sent meanwhile).
+    await clock.advance((TTL * 3) / 4);
+    assert.equal(a.leases.holds("@a"), false);
+    await a.leases.refresh();
+    assert.equal(a.leases.holds("@a"), true);
+    assert.equal(run(), -Infinity);
+    assert.ok(a.leases.tenure("@a")() > clock.monotonic(), "a new run may send");
+    // A send it could not record: nothing more until a step reaches the database.
+    a.leases.distrust();
+    assert.equal(a.leases.until("@a"), -Infinity);
+    assert.equal(a.leases.holds("@b"), false);
+    await a.leases.refresh();
+    assert.ok(a.leases.holds("@a") && a.leases.holds("@b"));
+  } finally {
+    await a.leases.stop();
+    a.store.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -359,6 +359,8 @@ Deno.test("two forward processes, a simulated year of random kills: nothing lost
       writeOut: () => {},
       clock: mortal,
       leaseTtlMs: TTL,
+      // The stand-in server's clock is the simulation's.
+      databaseNow: () => clock.now(),
       connect: async () => {
         connection = Database.open(dbFile);
         await connection.execute("PRAGMA journal_mode = WAL");

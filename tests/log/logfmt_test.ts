@@ -9,7 +9,7 @@ import { stringify } from "yaml";
 import { createLogger, journalStream } from "../../src/log/logger.ts";
 import { logfmtLine, logfmtValue } from "../../src/log/logfmt.ts";
 import { startFakeBotApi } from "../support/fake_bot_api.ts";
-import { startFeedServer } from "../support/once_feeds.ts";
+import { postItems, startFeedServer } from "../support/once_feeds.ts";
 
 const TOKEN = "123456:TEST-token_logs";
 
@@ -84,12 +84,17 @@ Deno.test("logger: journald priority prefixes only when stderr is $JOURNAL_STREA
 });
 
 /** `courier once` with a failing feed, stderr being the stream JOURNAL_STREAM names (or not). */
-async function onceLog(journal: "match" | "other" | "unset"): Promise<string[]> {
+async function onceLog(
+  journal: "match" | "other" | "unset",
+  env: Record<string, string> = {},
+): Promise<string[]> {
   const dir = await Deno.makeTempDir();
   const feeds = startFeedServer();
   const bot = await startFakeBotApi({ token: TOKEN, limits: null });
   try {
-    feeds.fail("/down.xml", 503);
+    // With a token of its own in `env`, the feed is up: the run ends at the first send.
+    if (env.COURIER_MESSENGER_AUTH_TOKEN) feeds.set("/down.xml", postItems(["a"]));
+    else feeds.fail("/down.xml", 503);
     await Deno.writeTextFile(
       `${dir}/config.yml`,
       stringify({
@@ -114,7 +119,7 @@ async function onceLog(journal: "match" | "other" | "unset"): Promise<string[]> 
     const out = await new Deno.Command("bash", {
       args: ["-c", `${set}exec "$0" run -A --quiet "$1" once -c "$2" --messenger-api "$3"`]
         .concat([Deno.execPath(), main, `${dir}/config.yml`, bot.url]),
-      env: { NO_COLOR: "1" },
+      env: { NO_COLOR: "1", ...env },
       stdout: "piped",
       stderr: "piped",
     }).output();
@@ -149,4 +154,19 @@ Deno.test("logger: a real run's lines parse as logfmt; under systemd each starts
   }
   // A JOURNAL_STREAM that is not this stderr (inherited, then redirected): no prefix.
   for (const line of await onceLog("other")) assert.match(line, /^time=/);
+});
+
+Deno.test("logger: the closing line of a run the messenger stopped has its priority too", async () => {
+  if (Deno.build.os !== "linux") return;
+  // A token the fake refuses (401): once ends with its own line, outside the logger.
+  const env = { COURIER_MESSENGER_AUTH_TOKEN: "999999:WRONG-token_xyz" };
+  const closing = (lines: string[]) => lines.filter((l) => l.includes("courier once: "));
+  assert.deepEqual(
+    closing(await onceLog("unset", env)).map((l) => l.slice(0, 30)),
+    ["courier once: messenger reject"],
+  );
+  assert.deepEqual(
+    closing(await onceLog("match", env)).map((l) => l.slice(0, 33)),
+    ["<3>courier once: messenger reject"],
+  );
 });

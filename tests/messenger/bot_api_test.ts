@@ -118,7 +118,12 @@ Deno.test("400 chat not found and 403 fail the chat at once, without retries", (
     await assert.rejects(api.send("@gone_chan", message), (e: Error) => {
       assert.ok(e instanceof ChatError);
       assert.equal(e.status, 400);
-      assert.equal(e.message, "chat @gone_chan: 400 Bad Request: chat not found");
+      assert.equal(
+        e.message,
+        "chat @gone_chan: 400 Bad Request: chat not found; check that the bot is an " +
+          "administrator of the channel and that the name is spelt as in its t.me link (a " +
+          "private channel has no name: use its -100... id)",
+      );
       return true;
     });
     fake.inject({ kind: "forbidden" });

@@ -27,3 +27,11 @@ export function faketimeMissing(): string | null {
 export function fastClockEnv(factor: number): Record<string, string> {
   return { LD_PRELOAD: libraryPath(), FAKETIME: `+0 x${factor}` };
 }
+
+/**
+ * The environment that sets a child's wall clock `offset` off the machine's ("+90", "-10":
+ * seconds), as a machine whose clock is wrong; its monotonic clock stays the machine's.
+ */
+export function skewedClockEnv(offset: string): Record<string, string> {
+  return { LD_PRELOAD: libraryPath(), FAKETIME: offset, DONT_FAKE_MONOTONIC: "1" };
+}

@@ -67,6 +67,8 @@ export class Executor {
       this.#release();
       const status = error instanceof RefusedError
         ? 403
+        : error instanceof DbError && error.code === "UNREACHABLE"
+        ? 503
         : error instanceof SqlTextError || error instanceof DbError
         ? 400
         : 500;

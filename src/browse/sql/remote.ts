@@ -1,4 +1,6 @@
 import { createClient, type InArgs } from "@libsql/client/web";
+import { describeNetworkFailure, isUnreachable } from "../../net/failure.ts";
+import { redactUrl } from "../../secrets/secret.ts";
 import { type Db, DbError, type Params, RefusedError } from "./db.ts";
 import { pragmaRefusal, WRITE_REFUSED } from "./rules.ts";
 import { explainPrefix, singleStatement, type Token } from "./sql_text.ts";
@@ -47,13 +49,42 @@ export function remoteWriteProblem(sql: string): string | null {
   return WRITE_REFUSED;
 }
 
-function wrap(error: unknown): DbError {
+/** DbError's code for a server that could not be reached: 503, not the query's 400. */
+export const UNREACHABLE = "UNREACHABLE";
+
+function wrap(error: unknown, shown: string): DbError {
   const e = error as { message?: string; code?: string };
+  // fetch's or the WebSocket's own failure: the server, not the query, is what is wrong.
+  if (isUnreachable(error)) {
+    const reason = describeNetworkFailure(error).reason;
+    return new DbError(`cannot reach the libSQL server at ${shown}: ${reason}`, UNREACHABLE);
+  }
   return new DbError(e?.message ?? String(error), e?.code ?? "");
+}
+
+/**
+ * Runs `SELECT 1` on the server: browse's check at start, so a server that cannot be reached
+ * is one line then, not every call's error later. Rejects with a DbError.
+ */
+export async function checkRemote(url: string, authToken: string | undefined): Promise<void> {
+  const client = createClient({ url, authToken, intMode: "bigint" });
+  try {
+    await client.execute("SELECT 1");
+  } catch (error) {
+    throw wrap(error, shownUrl(url));
+  } finally {
+    client.close();
+  }
+}
+
+/** The server's URL as messages show it: no credentials, no query. */
+function shownUrl(url: string): string {
+  return redactUrl(url).replace(/[?#].*$/, "");
 }
 
 export function openRemote(url: string, authToken: string | undefined, write: boolean): Db {
   const client = createClient({ url, authToken, intMode: "bigint" });
+  const shown = shownUrl(url);
   const toArgs = (p: Params) => (p ?? []) as InArgs;
   const run: Db["run"] = async (sql, params, options, onColumns, onRow) => {
     const writing = write && options.write;
@@ -76,7 +107,7 @@ export function openRemote(url: string, authToken: string | undefined, write: bo
         if (!tx.closed) tx.close();
       }
     } catch (error) {
-      throw wrap(error);
+      throw wrap(error, shown);
     }
   };
   return {
