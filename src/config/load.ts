@@ -1,16 +1,15 @@
 /**
- * Loading a config file, the way every command does. Two readers, one library each:
- * read_valid.ts (js-yaml, plain values) takes a valid config; read_located.ts (yaml's document
- * with positions) is asked only when that one declines, and finds and places the problems. The
- * located reader is loaded only then: it reads a large config several times slower
- * (bench/NOTES.md).
+ * The config's one entry point: file → text → yaml's document with positions → validated raw
+ * config → effective settings, every problem reported as file:line:col.
  */
+import { LineCounter, parseDocument } from "yaml";
 import { loadRegexEngine } from "../filter/regex.ts";
 import { fileReadProblem } from "../log/file_error.ts";
+import { effectiveSettings } from "./effective.ts";
 import { ConfigError } from "./errors.ts";
-import { readValid } from "./read_valid.ts";
 import { configToken, environmentToken, TokenError, withToken } from "./token.ts";
 import type { Settings } from "./types.ts";
+import { type Problem, validateDocument } from "./validate.ts";
 
 /** What a new user without a config can do next; one line. */
 export const MISSING_CONFIG_HINT =
@@ -64,12 +63,7 @@ export async function loadSettings(path: string, options: LoadOptions = {}): Pro
   // A filter's expressions are checked by compiling them; only a config with one pays for
   // loading the engine (a key is always written out: YAML has no other way to name it).
   if (text.includes("filter")) await loadRegexEngine();
-  let settings = readValid(text, path, cwd);
-  // The valid-config reader takes a config without a token; the located one says where it is
-  // missing.
-  const located = needsToken && fromEnvironment === null;
-  if (settings && located && configToken(settings) === null) settings = null;
-  settings ??= (await import("./read_located.ts")).readLocated(text, path, cwd, located);
+  const settings = parseSettings(text, path, cwd, needsToken && fromEnvironment === null);
   if (!needsToken) return settings;
   try {
     return withToken(settings, fromEnvironment ?? configToken(settings)!);
@@ -77,6 +71,59 @@ export async function loadSettings(path: string, options: LoadOptions = {}): Pro
     if (error instanceof TokenError) throw new ConfigError([error.message]);
     throw error;
   }
+}
+
+/**
+ * The settings of config text, or a ConfigError placing every problem; `file` is only used in
+ * messages. `requireToken` false: the environment gives the token (see token.ts).
+ */
+export function parseSettings(
+  text: string,
+  file: string,
+  cwd: string,
+  requireToken = true,
+): Settings {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, merge: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(doc.errors.map((error) => {
+      const { line, col } = lines.linePos(errorOffset(text, error.message, error.pos[0]));
+      const first = error.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
+      return `${file}:${line}:${col}: invalid YAML: ${first}`;
+    }));
+  }
+  if (doc.contents === null) {
+    throw new ConfigError([
+      `${file}: the config is empty (expected messenger_auth_token and feeds)`,
+    ]);
+  }
+  const { config, problems } = validateDocument(doc, lines, requireToken);
+  if (!config) throw new ConfigError(problems.map((p) => formatProblem(file, p)));
+  return effectiveSettings(config, file, cwd);
+}
+
+const MISSING_QUOTE = /^Missing closing (["'])quote/;
+
+/**
+ * Where a YAML error is to be shown. A quote never closed is reported by the parser where it
+ * gave up (often the end of the file): the quote that opened it is what to fix. That is the
+ * last such quote before there that starts a value (after `:`, `-`, `[`, `{`, `,`, `?` or at a
+ * line's start): one inside the value would have closed it.
+ */
+function errorOffset(text: string, message: string, at: number): number {
+  const quote = MISSING_QUOTE.exec(message)?.[1];
+  if (quote === undefined) return at;
+  for (let i = Math.min(at, text.length) - 1; i >= 0; i--) {
+    if (text[i] !== quote) continue;
+    let j = i - 1;
+    while (j >= 0 && (text[j] === " " || text[j] === "\t")) j--;
+    if (j < 0 || "\n:-[{,?".includes(text[j])) return i;
+  }
+  return at;
+}
+
+function formatProblem(file: string, p: Problem): string {
+  return `${file}:${p.line}:${p.col}: ${p.path ? `${p.path}: ` : ""}${p.message}`;
 }
 
 function isFile(path: string): boolean {

@@ -12,7 +12,6 @@ import {
   type Node,
   visit,
 } from "yaml";
-import { stateKeysProblem } from "./state_keys.ts";
 import { FEED_FIELDS, type Field, TOP_FIELDS } from "./fields.ts";
 import { TOKEN_PATTERN } from "./rules.ts";
 import { suggest } from "./suggest.ts";
@@ -245,6 +244,26 @@ function stateProblems(walker: Walker, root: Node, top: Record<string, unknown>)
   if (problem === null) return;
   const at = walker.entries(root, "").find((e) => e.key === problem.key);
   walker.report(at?.keyNode, problem.key, problem.message, root);
+}
+
+/** Which state key is in the way of which, or null. */
+function stateKeysProblem(
+  top: Record<string, unknown>,
+): { key: string; message: string } | null {
+  if ("db_url" in top && "db_dir" in top) {
+    return {
+      key: "db_dir",
+      message: "give db_dir (a local database) or db_url (a libSQL server), not both: " +
+        "drop db_dir to keep the state on the server, or db_url to keep it in a local file",
+    };
+  }
+  if ("db_auth_token_file" in top && !("db_url" in top)) {
+    return {
+      key: "db_auth_token_file",
+      message: "is only read with db_url; drop it or set db_url",
+    };
+  }
+  return null;
 }
 
 export const TOKEN_KEYS = ["messenger_auth_token", "messenger_auth_token_file"] as const;

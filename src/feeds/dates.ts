@@ -94,43 +94,9 @@ function build(
     month < 1 || month > 12 || day < 1 || day > 31 || hour > 24 || minute > 59 || second > 60 ||
     year < 1800 || year > 9999
   ) return null;
-  const t = utcTime(year, month, day, hour, minute, Math.min(second, 59), millis) -
+  const t = Date.UTC(year, month - 1, day, hour, minute, Math.min(second, 59), millis) -
     offsetMinutes * 60_000;
   return Number.isFinite(t) ? new Date(t) : null;
-}
-
-const DAY_MS = 86_400_000;
-
-/**
- * Days from 1970-01-01 to the first of `month` (1-12) of `year` (>= 1): Howard Hinnant's
- * days_from_civil.
- */
-function daysToMonth(year: number, month: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5);
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) +
-    dayOfYear;
-  return era * 146_097 + dayOfEra - 719_468;
-}
-
-/**
- * Date.UTC(year, month - 1, day, ...) for years from 1 on, fields past their range carried over
- * as Date.UTC carries them (31 February is 2 or 3 March). Arithmetic, because Date.UTC is a call
- * into the engine's C++, the dearest part of reading a date.
- */
-export function utcTime(
-  year: number,
-  month: number,
-  day: number,
-  hour: number,
-  minute: number,
-  second: number,
-  millis: number,
-): number {
-  return (daysToMonth(year, month) + day - 1) * DAY_MS + hour * 3_600_000 + minute * 60_000 +
-    second * 1000 + millis;
 }
 
 /**
@@ -343,68 +309,3 @@ export function patternDate(s: string): Date | null {
 const YEAR_10000 = 253_402_300_800_000;
 /** 1800-01-01T00:00:00Z: no feed means a date before it (see build). */
 const YEAR_1800 = -5_364_662_400_000;
-
-/**
- * RFC 3339 in UTC, without fractional seconds when there are none: toISOString's text. Worked
- * out here for 1970 to 9999, as one string of character codes: toISOString is a call into the
- * engine's C++, which showed in writing a large feed's entries.
- */
-export function formatRfc3339(date: Date): string {
-  const t = date.getTime();
-  if (!(t >= 0 && t < YEAR_10000)) {
-    const iso = date.toISOString();
-    return iso.endsWith(".000Z") ? `${iso.slice(0, -5)}Z` : iso;
-  }
-  const days = Math.floor(t / DAY_MS);
-  let rest = t - days * DAY_MS;
-  const millis = rest % 1000;
-  rest = (rest - millis) / 1000;
-  const second = rest % 60;
-  rest = (rest - second) / 60;
-  const minute = rest % 60;
-  const hour = (rest - minute) / 60;
-  // Hinnant's civil_from_days.
-  const z = days + 719_468;
-  const era = Math.floor(z / 146_097);
-  const dayOfEra = z - era * 146_097;
-  const yearOfEra = Math.floor(
-    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) -
-      Math.floor(dayOfEra / 146_096)) / 365,
-  );
-  const dayOfYear = dayOfEra -
-    (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
-  const m = Math.floor((5 * dayOfYear + 2) / 153);
-  const day = dayOfYear - Math.floor((153 * m + 2) / 5) + 1;
-  const month = m < 10 ? m + 3 : m - 9;
-  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
-  const text = String.fromCharCode(
-    digit(year / 1000),
-    digit(year / 100),
-    digit(year / 10),
-    digit(year),
-    45, // -
-    digit(month / 10),
-    digit(month),
-    45,
-    digit(day / 10),
-    digit(day),
-    84, // T
-    digit(hour / 10),
-    digit(hour),
-    58, // :
-    digit(minute / 10),
-    digit(minute),
-    58,
-    digit(second / 10),
-    digit(second),
-    90, // Z
-  );
-  if (millis === 0) return text;
-  const fraction = String.fromCharCode(digit(millis / 100), digit(millis / 10), digit(millis));
-  return `${text.slice(0, -1)}.${fraction}Z`;
-}
-
-/** The character code of the last decimal digit of the integer part of `n`. */
-function digit(n: number): number {
-  return 48 + Math.floor(n) % 10;
-}

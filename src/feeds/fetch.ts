@@ -1,11 +1,11 @@
 import { Deadlines } from "../time/deadlines.ts";
-import { redactUrl } from "../log/secret.ts";
+import { redactUrl } from "../secrets/secret.ts";
 import { proxyOf } from "../net/client.ts";
 import { describeNetworkFailure } from "../net/failure.ts";
 import { describeStatus } from "../net/http_status.ts";
 import { describeProxy, type ProxySpec } from "../net/proxy.ts";
 import { VERSION } from "../version.ts";
-import { formatRfc3339 } from "./dates.ts";
+import { formatRfc3339 } from "../time/rfc3339.ts";
 import { FeedError } from "./errors.ts";
 import { parseRetryAfter, processPauses, type ServerPauses } from "./retry_after.ts";
 
@@ -200,9 +200,8 @@ function requestHeaders(validators: Validators | undefined): Record<string, stri
 }
 
 /**
- * The body hasher, loaded with the first body read: instantiating its WebAssembly takes ~3 ms
- * at start-up, which a run that only meets 304s (the steady state of feeds with validators)
- * never needs.
+ * The body hasher, loaded with the first body read: a run that only meets 304s (the steady
+ * state of feeds with validators) never instantiates its WebAssembly.
  */
 let bodyHash: Promise<typeof import("./body_hash.ts")> | undefined;
 

@@ -27,8 +27,8 @@ export function compilePattern(item: string): Pattern | string {
 }
 
 /**
- * A word's character. Made at the first whole-word match, not when the module loads: its
- * Unicode classes cost a start-up ~0.6 ms, and most configs have no filter.
+ * A word's character. Made at the first whole-word match, not when the module loads: most
+ * configs have no filter, and its Unicode classes are costly to compile.
  */
 let word: RegExp | undefined;
 const isWord = (char: string) => (word ??= /[\p{L}\p{N}\p{M}_]/u).test(char);

@@ -1,13 +1,10 @@
+import { LineCounter, parseDocument } from "yaml";
+import { formatRfc3339 } from "../time/rfc3339.ts";
 import { type Clock, realClock, type TimerId } from "../time/clock.ts";
 
 /** The last-success file could not be read or written; the message names the file. */
 export class LastSuccessError extends Error {
   override name = "LastSuccessError";
-}
-
-/** RFC 3339 in UTC with whole seconds, e.g. `2024-05-01T12:00:00Z`. */
-export function rfc3339(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 /**
@@ -22,7 +19,7 @@ export async function readLastSuccess(path: string): Promise<Map<string, Date>> 
     if (error instanceof Deno.errors.NotFound) return new Map();
     throw new LastSuccessError(`cannot read ${path}: ${(error as Error).message}`);
   }
-  return timesOf(await readYaml(path, text));
+  return timesOf(readYaml(path, text));
 }
 
 /** Feed name → time, from the file's plain values; values that are not times are left out. */
@@ -37,21 +34,13 @@ function timesOf(doc: unknown): Map<string, Date> {
 }
 
 /**
- * The file's YAML as plain values, read as a config is: js-yaml for a file it reads (fast, and
- * loaded already by every command that reads this file), yaml's document for one it refuses, to
- * say where. A syntax error is one whole line, `file:line:col: what`: the yaml package's own
- * message ends with "at line L, column C:" followed by a code frame on the next lines.
+ * The file's YAML as plain values, every value as its text (a time is read by Date above). A
+ * syntax error is one whole line, `file:line:col: what`: the yaml package's own message ends
+ * with "at line L, column C:" followed by a code frame on the next lines.
  */
-async function readYaml(path: string, text: string): Promise<unknown> {
-  const { FAILSAFE_SCHEMA, load } = await import("js-yaml");
-  try {
-    // Every value as its text (a time is read by Date below): the core schema's implicit
-    // types made a 500-feed file's read several times slower (bench/NOTES.md).
-    return load(text, { schema: FAILSAFE_SCHEMA });
-  } catch { /* placed below */ }
-  const { LineCounter, parseDocument } = await import("yaml");
+function readYaml(path: string, text: string): unknown {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, schema: "failsafe" });
   const error = doc.errors[0];
   if (error === undefined) return doc.toJS();
   const { line, col } = lines.linePos(error.pos[0]);
@@ -149,7 +138,7 @@ export function formatLastSuccess(times: Map<string, Date>): string {
 }
 
 function formatLine(name: string, at: Date): string {
-  return `${JSON.stringify(name)}: ${rfc3339(at)}\n`;
+  return `${JSON.stringify(name)}: ${formatRfc3339(at, { wholeSeconds: true })}\n`;
 }
 
 /**
@@ -165,7 +154,7 @@ function lineFormatter(): (name: string, at: Date) => string {
     if (key === undefined) quoted.set(name, key = `${JSON.stringify(name)}: `);
     const s = Math.floor(at.getTime() / 1000);
     if (s !== second) {
-      time = rfc3339(at);
+      time = formatRfc3339(at, { wholeSeconds: true });
       second = s;
     }
     return `${key}${time}\n`;

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { closedPort } from "../support/hostile_servers.ts";
-import Database from "libsql";
+import Database from "npm:libsql@0.5.29";
 import { stringify } from "yaml";
 import { acquireLock } from "../../src/store/lock.ts";
 import { runCli } from "../support/cli.ts";

@@ -1,7 +1,7 @@
 /** Config errors say what is wrong with a secret without printing it. */
 import { viewSettings } from "../../src/config/describe.ts";
 import { ConfigError } from "../../src/config/errors.ts";
-import { parseSettings } from "../../src/config/parse.ts";
+import { parseSettings } from "../../src/config/load.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 
 const SECRET = "SECRETx9";

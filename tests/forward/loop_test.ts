@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { stringify } from "yaml";
-import { parseSettings } from "../../src/config/parse.ts";
+import { parseSettings } from "../../src/config/load.ts";
 import type { Settings } from "../../src/config/types.ts";
 import { readFeed } from "../../src/feeds/read.ts";
 import type { ReadOptions } from "../../src/feeds/read.ts";

@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { stringify } from "yaml";
-import { parseSettings } from "../../src/config/parse.ts";
+import { parseSettings } from "../../src/config/load.ts";
 import { Runtime } from "../../src/forward/runtime.ts";
 import { Database } from "../../src/store/sqlite.ts";
 import type { Clock } from "../../src/time/clock.ts";
