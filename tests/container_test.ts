@@ -5,7 +5,7 @@
  * real `courier forward`, and compose's way of giving the token.
  */
 import assert from "node:assert/strict";
-import { parse } from "yaml";
+import { parse } from "./support/yaml.ts";
 import { closedPort } from "./support/hostile_servers.ts";
 import { runCli } from "./support/cli.ts";
 import { startFakeBotApi } from "./support/fake_bot_api.ts";

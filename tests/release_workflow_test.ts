@@ -4,7 +4,7 @@
  * tests, published with SHA-256 sums.
  */
 import assert from "node:assert/strict";
-import { parse } from "yaml";
+import { parse } from "./support/yaml.ts";
 
 const WORKFLOW = new URL("../.github/workflows/release.yml", import.meta.url);
 

@@ -1,15 +1,15 @@
 /**
- * The config's one entry point: file → text → yaml's document with positions → validated raw
- * config → effective settings, every problem reported as file:line:col.
+ * The config's one entry point: file → text → js-yaml's plain values → validated raw config →
+ * effective settings, every problem reported as file:line:col.
  */
-import { LineCounter, parseDocument } from "yaml";
 import { loadRegexEngine } from "../filter/regex.ts";
 import { fileReadProblem } from "../log/file_error.ts";
 import { effectiveSettings } from "./effective.ts";
 import { ConfigError } from "./errors.ts";
 import { configToken, environmentToken, TokenError, withToken } from "./token.ts";
 import type { Settings } from "./types.ts";
-import { type Problem, validateDocument } from "./validate.ts";
+import { validateConfig } from "./validate.ts";
+import { CONFIG_SCHEMA, readYaml, yamlPlaces, YamlSyntaxError } from "./yaml.ts";
 
 /** What a new user without a config can do next; one line. */
 export const MISSING_CONFIG_HINT =
@@ -83,47 +83,29 @@ export function parseSettings(
   cwd: string,
   requireToken = true,
 ): Settings {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, merge: true, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    throw new ConfigError(doc.errors.map((error) => {
-      const { line, col } = lines.linePos(errorOffset(text, error.message, error.pos[0]));
-      const first = error.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
-      return `${file}:${line}:${col}: invalid YAML: ${first}`;
-    }));
+  let doc: unknown;
+  try {
+    doc = readYaml(text, CONFIG_SCHEMA);
+  } catch (error) {
+    if (!(error instanceof YamlSyntaxError)) throw error;
+    throw new ConfigError([`${file}:${error.line}:${error.col}: invalid YAML: ${error.message}`]);
   }
-  if (doc.contents === null) {
+  if (doc === null || doc === undefined) {
     throw new ConfigError([
       `${file}: the config is empty (expected messenger_auth_token and feeds)`,
     ]);
   }
-  const { config, problems } = validateDocument(doc, lines, requireToken);
-  if (!config) throw new ConfigError(problems.map((p) => formatProblem(file, p)));
-  return effectiveSettings(config, file, cwd);
-}
-
-const MISSING_QUOTE = /^Missing closing (["'])quote/;
-
-/**
- * Where a YAML error is to be shown. A quote never closed is reported by the parser where it
- * gave up (often the end of the file): the quote that opened it is what to fix. That is the
- * last such quote before there that starts a value (after `:`, `-`, `[`, `{`, `,`, `?` or at a
- * line's start): one inside the value would have closed it.
- */
-function errorOffset(text: string, message: string, at: number): number {
-  const quote = MISSING_QUOTE.exec(message)?.[1];
-  if (quote === undefined) return at;
-  for (let i = Math.min(at, text.length) - 1; i >= 0; i--) {
-    if (text[i] !== quote) continue;
-    let j = i - 1;
-    while (j >= 0 && (text[j] === " " || text[j] === "\t")) j--;
-    if (j < 0 || "\n:-[{,?".includes(text[j])) return i;
-  }
-  return at;
-}
-
-function formatProblem(file: string, p: Problem): string {
-  return `${file}:${p.line}:${p.col}: ${p.path ? `${p.path}: ` : ""}${p.message}`;
+  const { config, problems } = validateConfig(doc, requireToken);
+  if (config) return effectiveSettings(config, file, cwd);
+  const places = yamlPlaces(text, CONFIG_SCHEMA);
+  throw new ConfigError(
+    problems
+      .map((p) => ({ ...places.of(p.at, p.onKey), p }))
+      .sort((a, b) => a.line - b.line || a.col - b.col)
+      .map(({ line, col, p }) =>
+        `${file}:${line}:${col}: ${p.path ? `${p.path}: ` : ""}${p.message}`
+      ),
+  );
 }
 
 function isFile(path: string): boolean {

@@ -1,4 +1,4 @@
-import { LineCounter, parseDocument } from "yaml";
+import { readYaml, TEXT_SCHEMA, YamlSyntaxError } from "../config/yaml.ts";
 import { formatRfc3339 } from "../time/rfc3339.ts";
 import { type Clock, realClock, type TimerId } from "../time/clock.ts";
 
@@ -19,7 +19,7 @@ export async function readLastSuccess(path: string): Promise<Map<string, Date>> 
     if (error instanceof Deno.errors.NotFound) return new Map();
     throw new LastSuccessError(`cannot read ${path}: ${(error as Error).message}`);
   }
-  return timesOf(readYaml(path, text));
+  return timesOf(readTimes(path, text));
 }
 
 /** Feed name → time, from the file's plain values; values that are not times are left out. */
@@ -33,22 +33,16 @@ function timesOf(doc: unknown): Map<string, Date> {
   return map;
 }
 
-/**
- * The file's YAML as plain values, every value as its text (a time is read by Date above). A
- * syntax error is one whole line, `file:line:col: what`: the yaml package's own message ends
- * with "at line L, column C:" followed by a code frame on the next lines.
- */
-function readYaml(path: string, text: string): unknown {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, schema: "failsafe" });
-  const error = doc.errors[0];
-  if (error === undefined) return doc.toJS();
-  const { line, col } = lines.linePos(error.pos[0]);
-  const what = error.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
-  const more = doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more)` : "";
-  throw new LastSuccessError(
-    `${path}:${line}:${col}: cannot parse the last-success file: ${what}${more}`,
-  );
+/** The file's YAML as plain values, every value as its text; a syntax error is one line. */
+function readTimes(path: string, text: string): unknown {
+  try {
+    return readYaml(text, TEXT_SCHEMA);
+  } catch (error) {
+    if (!(error instanceof YamlSyntaxError)) throw error;
+    throw new LastSuccessError(
+      `${path}:${error.line}:${error.col}: cannot parse the last-success file: ${error.message}`,
+    );
+  }
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { readToEnd, signal, stopChild, withinChild } from "../support/child.ts";
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { readUntilServing } from "../support/browse_process.ts";
 import { hranaMissing, startHrana } from "../support/hrana_server.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parse, stringify } from "yaml";
+import { parse, stringify } from "../support/yaml.ts";
 import { type CliResult, runCli } from "../support/cli.ts";
 import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
 import { type FeedServer, postItems, startFeedServer } from "../support/once_feeds.ts";
@@ -473,7 +473,7 @@ Deno.test("status: an unreadable last-success file is one line, exit 1", () =>
     // Whole, on one line: where (file:line:col) and what is wrong, not cut at "column 6:".
     assert.equal(
       r.stderr,
-      `courier status: ${env.dir}/data/last_success.yml:2:10: cannot parse the last-success ` +
-        "file: Nested mappings are not allowed in compact mappings\n",
+      `courier status: ${env.dir}/data/last_success.yml:2:11: cannot parse the last-success ` +
+        "file: bad indentation of a mapping entry\n",
     );
   }));

@@ -6,7 +6,7 @@
  * after a forced GC) is no more than it was early in the soak, within a stated bound.
  */
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { parseSettings } from "../../src/config/load.ts";
 import { readFeed } from "../../src/feeds/read.ts";
 import { Loop } from "../../src/forward/loop.ts";

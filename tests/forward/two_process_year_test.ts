@@ -24,7 +24,7 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { parseSettings } from "../../src/config/load.ts";
 import type { Settings } from "../../src/config/types.ts";
 import { readFeed } from "../../src/feeds/read.ts";
