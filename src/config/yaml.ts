@@ -7,7 +7,6 @@
 import {
   CORE_SCHEMA,
   FAILSAFE_SCHEMA,
-  load,
   loadAll,
   type LoadOptions,
   type Schema,
@@ -59,9 +58,11 @@ export interface Places {
  */
 export function readYaml(text: string, schema: Schema): unknown {
   try {
-    const documents = loadAll(text, null, options(schema, null));
-    if (documents.length > 1) throw secondDocument(text, schema);
-    return documents[0] ?? null;
+    const documents = loadAll(text, null, options(schema));
+    if (documents.length < 2) return documents[0] ?? null;
+    // One file holds one document: a second one is placed where it begins.
+    const second = track(text, schema).children[1];
+    throw placedAt(text, second.start, "a second document (one file holds one)");
   } catch (error) {
     if (!(error instanceof YAMLException)) throw error;
     const open: Node[] = [];
@@ -74,19 +75,9 @@ export function readYaml(text: string, schema: Schema): unknown {
   }
 }
 
-/** One document is one config (or one file of times): a second one is where it begins. */
-function secondDocument(text: string, schema: Schema): YamlSyntaxError {
-  const open: Node[] = [{ start: 0, end: 0, value: undefined, children: [] }];
-  loadAll(text, null, options(schema, open));
-  const { line, col } = lineCol(text, contentStart(text, open[0].children[1]?.start ?? 0));
-  return new YamlSyntaxError(line, col, "a second document (one file holds one)");
-}
-
 /** Where the nodes of `text` (a document readYaml read without error) were written. */
 export function yamlPlaces(text: string, schema: Schema): Places {
-  const open: Node[] = [{ start: 0, end: 0, value: undefined, children: [] }];
-  load(text, options(schema, open));
-  const root = open[0].children[0];
+  const root = track(text, schema).children[0];
   // An anchored mapping or list is found again where an alias or a merge key names it.
   const anchored = new Map<unknown, Node>();
   const index = (node: Node): void => {
@@ -113,21 +104,26 @@ export function yamlPlaces(text: string, schema: Schema): Places {
   };
 }
 
-function options(schema: Schema, open: Node[] | null): LoadOptions {
-  // Nothing in YAML that only warns is right in a config: a continuation line indented less
-  // than its value is where a quote was never closed.
-  const onWarning = (error: YAMLException) => {
-    throw error;
-  };
-  // A config of thousands of feeds may merge a `refs` entry into each; the limit is against
-  // documents built to expand, which the config's size (read whole) already bounds.
-  const limits = { maxTotalMergeKeys: 1_000_000 };
-  if (open === null) return { schema, onWarning, ...limits };
+/** The nodes of every document of `text`, as children of one made-up node. */
+function track(text: string, schema: Schema): Node {
+  const open: Node[] = [{ start: 0, end: 0, value: undefined, children: [] }];
+  loadAll(text, null, options(schema, open));
+  return open[0];
+}
+
+/** js-yaml's options; with `open`, a listener that builds the nodes (innermost open last). */
+function options(schema: Schema, open?: Node[]): LoadOptions {
   return {
     schema,
-    onWarning,
-    ...limits,
-    listener(event, state) {
+    // Nothing in YAML that only warns is right in a config: a continuation line indented less
+    // than its value is where a quote was never closed.
+    onWarning: (error) => {
+      throw error;
+    },
+    // A config of thousands of feeds may merge a `refs` entry into each; the limit is against
+    // documents built to expand, which the config's size (read whole) already bounds.
+    ...{ maxTotalMergeKeys: 1_000_000 },
+    listener: open && ((event, state) => {
       if (event === "open") {
         open.push({ start: state.position, end: state.position, value: null, children: [] });
         return;
@@ -136,7 +132,7 @@ function options(schema: Schema, open: Node[] | null): LoadOptions {
       node.end = state.position;
       node.value = state.result;
       open.at(-1)?.children.push(node);
-    },
+    }),
   };
 }
 
@@ -226,29 +222,27 @@ function lineCol(text: string, offset: number): { line: number; col: number } {
   return { line, col: offset - start + 1 };
 }
 
+function placedAt(text: string, offset: number, message: string): YamlSyntaxError {
+  const { line, col } = lineCol(text, offset);
+  return new YamlSyntaxError(line, col, message);
+}
+
 /**
  * js-yaml's error, placed. Two are placed where the user's mistake is rather than where the
- * parser noticed it: a quote never closed (noticed lines later) is placed at the quote, an
- * alias without an anchor at the `*`.
+ * parser noticed it: a quote never closed (noticed lines later) at the quote, an alias without
+ * an anchor at the `*`.
  */
 function placed(text: string, error: YAMLException, node: Node | undefined): YamlSyntaxError {
-  const start = node && contentStart(text, node.start);
-  const first = start === undefined ? "" : text[start];
-  const alias = /^unidentified alias "(.*)"$/.exec(error.reason);
-  if (alias && first === "*") {
-    const { line, col } = lineCol(text, start!);
-    return new YamlSyntaxError(
-      line,
-      col,
-      `unknown alias *${alias[1]} (no anchor &${alias[1]} before it)`,
-    );
+  const start = node ? contentStart(text, node.start) : 0;
+  const first = node ? text[start] : "";
+  const alias = /^unidentified alias "(.*)"$/.exec(error.reason)?.[1];
+  if (alias !== undefined && first === "*") {
+    return placedAt(text, start, `unknown alias *${alias} (no anchor &${alias} before it)`);
   }
-  if (
-    (first === '"' || first === "'") &&
-    /deficient indentation|within a (?:single|double) quoted scalar/.test(error.reason)
-  ) {
-    const { line, col } = lineCol(text, start!);
-    return new YamlSyntaxError(line, col, `missing closing ${first}quote`);
+  const unclosed = /deficient indentation|within a (?:single|double) quoted scalar/;
+  if ((first === '"' || first === "'") && unclosed.test(error.reason)) {
+    return placedAt(text, start, `missing closing ${first}quote`);
   }
-  return new YamlSyntaxError(error.mark.line + 1, error.mark.column + 1, error.reason);
+  const mark = error.mark ?? { line: 0, column: 0 };
+  return new YamlSyntaxError(mark.line + 1, mark.column + 1, error.reason);
 }

@@ -1,3 +1,4 @@
+import { basename, dirname } from "node:path";
 import { readYaml, TEXT_SCHEMA, YamlSyntaxError } from "../config/yaml.ts";
 import { formatRfc3339 } from "../time/rfc3339.ts";
 import { type Clock, realClock, type TimerId } from "../time/clock.ts";
@@ -57,8 +58,8 @@ export async function writeFileAtomic(
   options: { durable?: boolean; makeDir?: boolean } = {},
 ): Promise<void> {
   const durable = options.durable ?? true;
-  const { dir, base } = split(path);
-  const temp = `${dir}/.${base}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  const dir = dirname(path);
+  const temp = `${dir}/.${basename(path)}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
   try {
     if (options.makeDir ?? true) await Deno.mkdir(dir, { recursive: true });
     if (durable) {
@@ -83,14 +84,6 @@ export async function writeFileAtomic(
 
 const encoder = new TextEncoder();
 
-function split(path: string): { dir: string; base: string } {
-  const slash = path.lastIndexOf("/");
-  return {
-    dir: slash > 0 ? path.slice(0, slash) : slash === 0 ? "/" : ".",
-    base: path.slice(slash + 1),
-  };
-}
-
 /** Flushes a directory's entries (a rename in it) to disk. */
 async function syncDir(dir: string): Promise<void> {
   const handle = await Deno.open(dir, { read: true });
@@ -107,8 +100,8 @@ async function syncDir(dir: string): Promise<void> {
  * data_dir lock, the file's only writer: any other writer's temp file is from a dead process.
  */
 export async function removeStaleTemps(path: string): Promise<void> {
-  const { dir, base } = split(path);
-  const prefix = `.${base}.`;
+  const dir = dirname(path);
+  const prefix = `.${basename(path)}.`;
   try {
     for await (const entry of Deno.readDir(dir)) {
       const name = entry.name;
@@ -136,26 +129,6 @@ function formatLine(name: string, at: Date): string {
 }
 
 /**
- * formatLine for a file written many times by one process: each feed's quoted name and each
- * second's time are made once (hundreds of feeds succeed within the same few seconds).
- */
-function lineFormatter(): (name: string, at: Date) => string {
-  const quoted = new Map<string, string>();
-  let second = NaN;
-  let time = "";
-  return (name, at) => {
-    let key = quoted.get(name);
-    if (key === undefined) quoted.set(name, key = `${JSON.stringify(name)}: `);
-    const s = Math.floor(at.getTime() / 1000);
-    if (s !== second) {
-      time = formatRfc3339(at, { wholeSeconds: true });
-      second = s;
-    }
-    return `${key}${time}\n`;
-  };
-}
-
-/**
  * The last-success file of one process. `record` updates one feed's time and resolves once a
  * file holding it is in place. Records are coalesced: the ones that come while a write is under
  * way, or within `spacingMs` of the start of the last write, are written together by the next
@@ -177,7 +150,6 @@ export class LastSuccessFile {
   /** Each feed's line as last written, in file order; null until the file was read. */
   #lines: Map<string, string> | null = null;
   #pending = new Map<string, Date>();
-  readonly #format = lineFormatter();
   /**
    * Settles once a file holds the records pending now: one promise for all of them, which a
    * tick of thousands of feeds all wait on.
@@ -226,7 +198,6 @@ export class LastSuccessFile {
       await this.#writing;
     }
     if (!this.#unsynced) return;
-    const { dir } = split(this.path);
     try {
       const file = await Deno.open(this.path, { read: true });
       try {
@@ -234,7 +205,7 @@ export class LastSuccessFile {
       } finally {
         file.close();
       }
-      await syncDir(dir);
+      await syncDir(dirname(this.path));
     } catch (error) {
       throw new LastSuccessError(`cannot write ${this.path}: ${(error as Error).message}`);
     }
@@ -277,7 +248,7 @@ export class LastSuccessFile {
           lines.set(name, formatLine(name, at));
         }
       }
-      for (const [name, at] of batch) lines.set(name, this.#format(name, at));
+      for (const [name, at] of batch) lines.set(name, formatLine(name, at));
       let text = "";
       for (const line of lines.values()) text += line;
       await writeFileAtomic(this.path, text, { durable: false, makeDir: first });
