@@ -27,8 +27,8 @@ export function compilePattern(item: string): Pattern | string {
 }
 
 /**
- * A word's character. Made at the first whole-word match, not when the module loads: most
- * configs have no filter, and its Unicode classes are costly to compile.
+ * A word's character. Made at the first whole-word match, not when the module loads: its
+ * Unicode classes cost start-up time (bench/NOTES.md), and most configs have no filter.
  */
 let word: RegExp | undefined;
 const isWord = (char: string) => (word ??= /[\p{L}\p{N}\p{M}_]/u).test(char);
