@@ -4,22 +4,11 @@
  * mappings, anchors and aliases, `<<` merge keys, empty values and list items, several
  * documents).
  */
-import { ConfigError } from "../../src/config/errors.ts";
-import { parseSettings } from "../../src/config/load.ts";
+import { problems } from "./problems.ts";
 import { assertEquals } from "../support/assert.ts";
 
 const TOP = 'messenger_auth_token: "123:abc_DEF"\n';
 const FEED = '  - name: f\n    channel: "@c"\n    url: http://x/\n    cron: "* * * * *"\n';
-
-function problems(text: string): string[] {
-  try {
-    parseSettings(text, "c.yml", "/srv");
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error(`valid: ${text}`);
-}
 
 Deno.test("places: a value in a flow mapping, at the value", () => {
   assertEquals(
