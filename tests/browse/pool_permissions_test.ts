@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import Database from "libsql";
+import Database from "npm:libsql@0.5.29";
 import { WorkerPool } from "../../src/browse/pool/pool.ts";
 import { encodeFrame, FRAME_JSON } from "../../src/browse/pool/protocol.ts";
 import { workerArgs, workerPermissions, workerSpawner } from "../../src/browse/pool/spawn.ts";

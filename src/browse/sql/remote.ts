@@ -9,7 +9,7 @@ import {
 } from "./db.ts";
 import { openRuleCheck } from "./local.ts";
 import { describeNetworkFailure, isUnreachable } from "../../net/failure.ts";
-import { redactUrl } from "../../log/secret.ts";
+import { redactUrl } from "../../secrets/secret.ts";
 
 /**
  * A remote libSQL server (sqld, Turso) through @libsql/client. The server runs the SQL, on its
