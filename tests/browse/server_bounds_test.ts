@@ -98,7 +98,19 @@ Deno.test("bounds: 40 clients that never read a 27 MB answer hold at most the an
         if (n === null) break;
         got += n;
       }
-      const status = new TextDecoder().decode(buf.subarray(9, 12));
+      let status = new TextDecoder().decode(buf.subarray(9, 12));
+      // Beside other busy processes a query may reach its 30 s limit: a 504, which holds
+      // nothing (its worker is replaced), counted only when it says so.
+      if (status === "504") {
+        let rest = "";
+        const more = new Uint8Array(4096);
+        while (!/time limit/.test(rest)) {
+          const n = await c.read(more);
+          if (n === null) break;
+          rest += new TextDecoder().decode(more.subarray(0, n));
+        }
+        if (!/time limit/.test(rest)) status += "?";
+      }
       statuses.push(status);
       if (status === "200") heldSince.push(performance.now());
       peak = Math.max(peak, treeRss(server.pid));
@@ -112,7 +124,7 @@ Deno.test("bounds: 40 clients that never read a 27 MB answer hold at most the an
       ...heldSince.map((t) => heldSince.filter((u) => u >= t && u < t + STALL_MS).length),
     );
     assert.ok(mostAtOnce <= 5, `answers held at once: ${mostAtOnce}: ${statuses.join(" ")}`);
-    assert.ok(statuses.every((s) => s === "200" || s === "503"), statuses.join(" "));
+    assert.ok(statuses.every((s) => ["200", "503", "504"].includes(s)), statuses.join(" "));
     // The budget (128 MiB) and the answers in flight, over the tree's idle size.
     const growth = peak - idle;
     assert.ok(growth < 400 * MB, `the process tree grew by ${Math.round(growth / MB)} MB`);
