@@ -266,8 +266,10 @@ export class Front {
         conn = await this.#listener.accept();
       } catch (error) {
         if (this.#closed || error instanceof Deno.errors.BadResource) return;
-        // Out of descriptors (or another passing failure): wait a moment, go on.
+        // Out of descriptors (or another passing failure): free one, wait a moment, go on.
         this.#emit({ type: "accept-failed" });
+        const { victim } = this.#victim();
+        if (victim !== undefined) this.#drop(victim, "cap");
         await new Promise((r) => setTimeout(r, 50));
         continue;
       }
@@ -337,9 +339,15 @@ export class Front {
     c.opening = false;
     const backend = this.#backend;
     if (backend === undefined) return;
-    c.upstream = backend.transport === "unix"
-      ? await Deno.connect(backend)
-      : await Deno.connect({ hostname: backend.hostname, port: backend.port });
+    try {
+      c.upstream = backend.transport === "unix"
+        ? await Deno.connect(backend)
+        : await Deno.connect({ hostname: backend.hostname, port: backend.port });
+    } catch {
+      // Out of descriptors after all: its request gets an answer, not a silent close.
+      await c.conn.write(FULL).catch(() => {});
+      return;
+    }
     if (c.closed) return;
     let off = 0;
     while (off < size) off += await c.upstream.write(head.subarray(off, size));
