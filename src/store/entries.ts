@@ -1,5 +1,5 @@
 import type { InStatement, SqlClient } from "./sql.ts";
-import type { Entry } from "../feeds/entry.ts";
+import type { Entry } from "../model/entry.ts";
 import { dateOf, iso } from "./times.ts";
 
 /**

@@ -1,4 +1,4 @@
-import type { Entry } from "../feeds/entry.ts";
+import type { Entry } from "../model/entry.ts";
 
 /**
  * ISO 8601 of a time, remembering the last one converted: a steady-state run records two

@@ -1,5 +1,5 @@
 import { DatabaseSync } from "node:sqlite";
-import { primaryCodeName } from "../../store/sqlite.ts";
+import { primaryCodeName } from "../../sqlite/codes.ts";
 import { type Db, DbError, type Params, RefusedError, TooLargeError } from "./db.ts";
 import { MAX_JSON_ANSWER_CHARS } from "./encode_json.ts";
 import { KeptStatements } from "./kept.ts";
