@@ -80,20 +80,20 @@ async function pipeToUnix(conn: Deno.Conn, path: string, open: Set<Deno.Conn>): 
  * Plain read/write, not streams: a Deno.Conn's readable closes the whole connection at
  * end-of-stream and closing its writable does too, which would cut that reply off. A slow `to`
  * holds the reads (back-pressure); each read and write is a system call, so a relay of large
- * answers reads in large pieces.
+ * answers reads in large pieces. `seen` sees each piece, and may return what to send instead.
  */
 export async function copy(
   from: Deno.Conn,
   to: Deno.Conn,
   bufferSize = 64 * 1024,
-  seen?: (bytes: Uint8Array) => void,
+  seen?: (bytes: Uint8Array) => Uint8Array | void,
 ): Promise<void> {
   const buf = new Uint8Array(bufferSize);
   for (;;) {
     const n = await from.read(buf);
     if (n === null) break;
-    seen?.(buf.subarray(0, n));
-    for (let off = 0; off < n;) off += await to.write(buf.subarray(off, n));
+    const out = seen?.(buf.subarray(0, n)) || buf.subarray(0, n);
+    for (let off = 0; off < out.length;) off += await to.write(out.subarray(off));
   }
   await to.closeWrite();
 }

@@ -44,6 +44,8 @@ export interface AppOptions {
   write?: boolean;
   /** Default: room for MAX_ANSWER_BYTES four times, STALL_MS of stall. */
   answers?: AnswerBudget;
+  /** Whom a request comes from, for sharing the workers (the front's tag); default: one client. */
+  clientOf?: (request: Request) => string;
 }
 
 /** A large answer the budget has no room for. */
@@ -87,13 +89,16 @@ export function createApp(options: AppOptions): Hono {
   if (options.token !== undefined) api.use("*", tokenGuard(options.token));
   api.use("*", bodyLimitGuard(maxBody));
 
+  const clientOf = options.clientOf ?? (() => "");
+  const runFor = (req: WorkerRequest, download: boolean, from: Request) =>
+    options.pool.run(req, download, from.signal, clientOf(from));
   const run = async (c: Context, req: WorkerRequest, download = false) => {
-    const answer = await options.pool.run(req, download, c.req.raw.signal);
+    const answer = await runFor(req, download, c.req.raw);
     return { answer, response: answerResponse(answer, budget) };
   };
 
   mountPages(app, {
-    run: (req, download, signal) => options.pool.run(req, download, signal),
+    run: runFor,
     respond: (answer) => answerResponse(answer, budget),
     history,
     maxRows: options.maxRows,

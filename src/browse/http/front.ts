@@ -28,6 +28,7 @@
 
 import { copy } from "../../net/unix_relay.ts";
 import { MessageScanner } from "./http_framing.ts";
+import { type ClientTag, ClientTags } from "./client_tag.ts";
 
 /** A Unix socket, or a loopback port where there are none (Windows). */
 export type Backend = { transport: "unix"; path: string } | {
@@ -103,6 +104,8 @@ function indexOfBytes(hay: Uint8Array, needle: Uint8Array, from: number): number
 
 interface Client {
   conn: Deno.TcpConn;
+  /** Tells the app its requests' peer (client_tag.ts). */
+  tag: ClientTag;
   upstream?: Deno.Conn;
   /** Still sending its first request's headers. */
   opening: boolean;
@@ -137,6 +140,7 @@ function closeQuietly(conn: Deno.Conn | undefined): void {
 function closeClient(c: Client): void {
   if (c.closed) return;
   c.closed = true;
+  c.tag.close();
   closeQuietly(c.conn);
   c.upstream?.closeWrite().catch(() => closeQuietly(c.upstream));
 }
@@ -166,6 +170,8 @@ export class Front {
   #turn = 0;
   readonly #observers = new Set<(e: FrontEvent) => void>();
   readonly done: Promise<void>;
+  /** Whom each relayed request comes from. */
+  readonly tags = new ClientTags();
 
   /** Binds the public address; throws as Deno.listen does when it cannot. */
   constructor(options: FrontOptions) {
@@ -284,6 +290,7 @@ export class Front {
       let gone: () => void = () => {};
       const client: Client = {
         conn,
+        tag: this.tags.open(conn.remoteAddr.hostname),
         opening: true,
         seen: 0,
         turn: this.#turn,
@@ -325,16 +332,25 @@ export class Front {
     }
     if (c.closed) return;
     const size = c.seen;
+    const lineEnds: number[] = [];
     const requests = new MessageScanner("request", {
+      line: (text, at) => c.tag.follows(text) && lineEnds.push(at),
       head: (text) => c.pending.push(text.slice(0, text.indexOf(" "))),
       end: () => {},
     });
+    // Each request is passed on tagged with its connection.
+    const relayed = (bytes: Uint8Array) => {
+      requests.feed(bytes);
+      const out = c.tag.insert(bytes, lineEnds);
+      lineEnds.length = 0;
+      return out;
+    };
     const answers = new MessageScanner("response", {
       head: () => {},
       end: () => void c.pending.shift(),
     }, () => c.pending[0] === "HEAD");
     // Its first request is being answered from here on.
-    requests.feed(head.subarray(0, size));
+    const first = relayed(head.subarray(0, size));
     c.requests = requests;
     c.opening = false;
     const backend = this.#backend;
@@ -350,11 +366,11 @@ export class Front {
     }
     if (c.closed) return;
     let off = 0;
-    while (off < size) off += await c.upstream.write(head.subarray(off, size));
+    while (off < first.length) off += await c.upstream.write(first.subarray(off));
     const up = c.upstream;
     // The client's end of sending is passed on (a reset too: Deno.serve's input ends); the
     // server's end of answering ends it all. Past a client gone mid-answer, the relay stops.
-    copy(c.conn, up, REQUEST_BUFFER, (b) => requests.feed(b)).catch(() => closeClient(c));
+    copy(c.conn, up, REQUEST_BUFFER, relayed).catch(() => closeClient(c));
     await copy(up, c.conn, ANSWER_BUFFER, (b) => answers.feed(b)).catch(() => {});
   }
 

@@ -19,6 +19,11 @@ type State =
 const MAX_HEAD = 64 * 1024;
 
 export interface MessageEvents {
+  /**
+   * A message's first line is in (its text, line end included); `at`: where it ends in the
+   * bytes just fed (the front tags requests there, client_tag.ts).
+   */
+  line?(line: string, at: number): void;
   /** A message's head is in: its first line and headers, as Latin-1 text. */
   head(head: string): void;
   /** The message has ended (its body included). */
@@ -28,6 +33,8 @@ export interface MessageEvents {
 export class MessageScanner {
   #state: State = "start";
   #text = "";
+  /** The head's first line is in. */
+  #lineIn = false;
   #left = 0;
 
   /**
@@ -59,11 +66,21 @@ export class MessageScanner {
         case "start":
         case "head": {
           this.#state = "head";
-          while (i < bytes.length) {
-            this.#text += String.fromCharCode(bytes[i++]);
-            if (this.#text.endsWith("\r\n\r\n")) break;
+          let done = false;
+          while (i < bytes.length && !done) {
+            const c = bytes[i++];
+            this.#text += String.fromCharCode(c);
+            if (c !== 10) continue;
+            // Lines end in CRLF or a bare LF, as the server (hyper) reads them: else it and the
+            // front would disagree where a message ends.
+            if (this.#lineIn) done = /\n\r?\n$/.test(this.#text);
+            else if (this.#text === "\n" || this.#text === "\r\n") this.#text = ""; // skipped, as hyper does
+            else {
+              this.#lineIn = true;
+              this.events.line?.(this.#text, i);
+            }
           }
-          if (this.#text.endsWith("\r\n\r\n")) this.#headDone();
+          if (done) this.#headDone();
           else if (this.#text.length > MAX_HEAD) this.#state = "close";
           break;
         }
@@ -119,6 +136,7 @@ export class MessageScanner {
   #headDone(): void {
     const head = this.#text;
     this.#text = "";
+    this.#lineIn = false;
     const lower = head.toLowerCase();
     if (this.kind === "response") {
       const status = Number(/^HTTP\/\d\.\d (\d{3})/.exec(head)?.[1] ?? "0");
@@ -132,11 +150,11 @@ export class MessageScanner {
     } else {
       this.events.head(head);
     }
-    if (/\r\ntransfer-encoding:[^\r]*chunked/.test(lower)) {
+    if (/\ntransfer-encoding:[^\r\n]*chunked/.test(lower)) {
       this.#state = "chunk-size";
       return;
     }
-    const length = /\r\ncontent-length:\s*(\d+)/.exec(lower);
+    const length = /\ncontent-length:[ \t]*(\d+)/.exec(lower);
     if (length) {
       this.#left = Number(length[1]);
       if (this.#left === 0) return this.#ended();

@@ -78,6 +78,7 @@ export async function startBrowser(options: BrowseOptions): Promise<RunningBrows
     history: new History(500),
     label: options.label,
     write: options.write,
+    clientOf: (request) => front.tags.clientOf(request.headers),
   });
   // Deno.serve listens only on a Unix socket in a directory of its own (mode 0700): the
   // front relays every connection to it once its headers are in (front.ts). Windows has no

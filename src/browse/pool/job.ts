@@ -58,7 +58,10 @@ export class AnswerTooLargeError extends WorkerError {
   }
 }
 
-/** A request taken off a spare worker for a fresher one; it waits for a worker again. */
+/**
+ * A request taken off its worker for a fresher one or another client's; it waits for a
+ * worker again.
+ */
 export class PreemptedError extends Error {}
 
 /** An answer: the head, and either the whole body or a stream of it (downloads). */
@@ -228,7 +231,11 @@ export async function runJob(
   };
 
   const untrack = hooks.track(stop);
-  if (w.spare && limits.rerunnable) w.preempt = () => stop(new PreemptedError(), "preempted");
+  // A remote request on a regular worker stops itself (killing it would leave the server's
+  // transaction open): it is not handed over.
+  if (limits.rerunnable && (w.spare || !limits.selfStopping)) {
+    w.preempt = () => stop(new PreemptedError(), "preempted");
+  }
   signal?.addEventListener("abort", onAbort, { once: true });
   // A client gone before its request reached the worker: nothing to wait for.
   if (signal?.aborted && !limits.selfStopping) cancel();

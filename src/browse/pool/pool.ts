@@ -16,6 +16,7 @@ import {
   WorkerError,
 } from "./job.ts";
 import { type SpawnWorker, workerSpawner } from "./spawn.ts";
+import { evictee, type Held, owing, pickWaiter, servable } from "./fair.ts";
 import { isRemote } from "../sql/db_url.ts";
 import { realClock } from "../../time/clock.ts";
 import { type Deadline, Deadlines } from "../../time/deadlines.ts";
@@ -70,8 +71,8 @@ const SLOW_MEMORY = 256;
 /** What the pool did, for observers (tests watch requests queue, run and workers die). */
 export type PoolEvent =
   | { type: "queued"; queued: number }
-  | { type: "dropped"; reason: "timeout" | "cancelled" }
-  | { type: "run"; pid: number; suspect: boolean }
+  | { type: "dropped"; reason: "timeout" | "cancelled" | "full" }
+  | { type: "run"; pid: number; suspect: boolean; client: string }
   | { type: "spare"; pid: number }
   | { type: "killed"; pid: number; reason: KillReason };
 
@@ -110,6 +111,8 @@ class Worker {
   gone = false;
   /** When its current request was handed to it; null while idle or starting. */
   busySince: number | null = null;
+  /** Whose request it runs (see fair.ts). */
+  client = "";
   /** The deadline of its current request (for Retry-After). */
   deadline = 0;
   /** An idle spare's retirement. */
@@ -135,7 +138,9 @@ class Worker {
 }
 
 interface Waiter {
-  /** Its query text ran past the time limit before: served after every other waiter. */
+  /** The peer it comes from (fair.ts). */
+  client: string;
+  /** Its query text ran past the time limit before: served after its client's other waiters. */
   suspect: boolean;
   /** A download: never given the last free regular worker, nor a spare. */
   download: boolean;
@@ -156,9 +161,12 @@ function slowKey(req: WorkerRequest): string | null {
  *
  * Runaway queries must not starve cheap ones. Killing them at the limit and on disconnect is
  * not enough: clients that keep re-sending a runaway query keep every worker busy, and a FIFO
- * queue puts the next cheap query behind them, so it waits nearly the whole limit. Clients
- * cannot be told apart here (a page and a script on loopback share an address), so the rules
- * go by what requests do:
+ * queue puts the next cheap query behind them, so it waits nearly the whole limit. Between
+ * clients (peer addresses) the workers are shared fairly (fair.ts): one client's runaways
+ * queue behind each other, and a client holding two workers more than a waiting one hands one
+ * over at once (a spare is started for the waiter, else the holder's youngest request that may
+ * run again is taken off its worker). Within one client (a page and a script on loopback share
+ * an address) the rules go by what requests do:
  * - a query text that ran past the limit is remembered and waits behind every other request
  *   (until it completes in time once);
  * - when every worker has been on one request for `longMs`, a spare worker is started (at most
@@ -300,25 +308,30 @@ export class WorkerPool {
     return this.#downloads < this.#maxDownloads;
   }
 
-  /**
-   * The waiter a free worker serves: the oldest fresh one; a suspect only on a regular one; a
-   * download only on a regular one, and only while another is left for the rest.
-   */
-  #pick(spare: boolean): number {
-    const may = (q: Waiter) => !q.download || (!spare && this.#downloadRoom());
-    const fresh = this.#queue.findIndex((q) => !q.suspect && may(q));
-    if (fresh >= 0 || spare) return fresh;
-    return this.#queue.findIndex(may);
+  /** Workers running a request, by client. */
+  #held(): Held {
+    const held = new Map<string, number>();
+    for (const w of this.#all) {
+      if (!w.gone && w.busySince !== null) held.set(w.client, (held.get(w.client) ?? 0) + 1);
+    }
+    return held;
+  }
+
+  #busy(w: Worker, client: string): void {
+    w.busySince = performance.now();
+    w.client = client;
   }
 
   #release(w: Worker): void {
     w.busySince = null;
     if (w.gone || this.#closed) return;
     if (w.dead) return this.#replace(w, "failed");
-    const i = this.#pick(w.spare);
+    const i = this.#queue.length === 0
+      ? -1
+      : pickWaiter(this.#queue, this.#held(), w.spare, this.#downloadRoom());
     if (i >= 0) {
       const [waiter] = this.#queue.splice(i, 1);
-      w.busySince = performance.now();
+      this.#busy(w, waiter.client);
       if (waiter.download) this.#downloads++;
       waiter.give(w);
     } else if (w.spare) {
@@ -333,7 +346,8 @@ export class WorkerPool {
   }
 
   /**
-   * Starts a spare worker when fresh requests wait and every worker has been busy for long.
+   * Hands a worker over between clients (#handOver). Else starts a spare worker when fresh
+   * requests wait and every worker has been busy for long.
    * With every spare taken too, a spare's request that has run for long is preempted: its
    * worker killed and the request queued again, behind fresh ones and for a regular worker
    * only. Otherwise a runaway query seen for the first time (not yet remembered) would hold
@@ -342,8 +356,10 @@ export class WorkerPool {
   #pump(): void {
     if (this.#closed) return;
     if (this.#starting > 0 || this.#sparesStarting > 0) return;
-    if (this.#idle.length > 0 || this.#idleSpares.length > 0) return;
-    if (!this.#queue.some((q) => !q.suspect && !q.download)) return;
+    if (this.#idle.length > 0) return;
+    if (this.#handOver()) return;
+    if (this.#idleSpares.length > 0) return;
+    if (!this.#queue.some((q) => servable(q, true, false))) return;
     const now = performance.now();
     let youngest = -Infinity;
     for (const w of this.#all) {
@@ -354,19 +370,7 @@ export class WorkerPool {
     if (youngest + this.#longMs > now) {
       return this.#pumpBy(youngest + this.#longMs);
     }
-    if (this.#spares < this.#maxSpares) {
-      this.#spares++;
-      this.#sparesStarting++;
-      this.#startWorker(true).then((w) => {
-        this.#sparesStarting--;
-        this.#emit({ type: "spare", pid: w.child.pid });
-        this.#release(w);
-      }, () => {
-        this.#sparesStarting--;
-        this.#spares--;
-      });
-      return;
-    }
+    if (this.#spares < this.#maxSpares) return this.#startSpare();
     let soonest = Infinity;
     for (const w of this.#all) {
       if (!w.spare || w.gone || w.busySince === null || !w.preempt) continue;
@@ -378,6 +382,49 @@ export class WorkerPool {
       soonest = Math.min(soonest, at);
     }
     if (Number.isFinite(soonest)) this.#pumpBy(soonest);
+  }
+
+  #startSpare(): void {
+    this.#spares++;
+    this.#sparesStarting++;
+    this.#startWorker(true).then((w) => {
+      this.#sparesStarting--;
+      this.#emit({ type: "spare", pid: w.child.pid });
+      this.#release(w);
+    }, () => {
+      this.#sparesStarting--;
+      this.#spares--;
+    });
+  }
+
+  /**
+   * A client holding two workers more than a waiting one (fair.ts) hands one over now, not
+   * after `longMs`: a spare is started for the waiter, or with every spare taken, the holder's
+   * youngest request that may run again is taken off its worker and queued again (a regular
+   * worker is replaced, and the pick gives it to the client holding fewer). True when it did.
+   */
+  #handOver(): boolean {
+    if (this.#queue.length === 0) return false;
+    const held = this.#held();
+    const room = this.#downloadRoom();
+    const forSpare = owing(this.#queue, held, true, room);
+    if (forSpare !== null && this.#spares < this.#maxSpares) {
+      this.#startSpare();
+      return true;
+    }
+    const from = forSpare ?? owing(this.#queue, held, false, room);
+    if (from === null) return false;
+    let youngest: Worker | undefined;
+    for (const w of this.#all) {
+      if (w.gone || w.busySince === null || !w.preempt || w.client !== from) continue;
+      // A waiter no spare may serve needs a regular worker.
+      if (w.spare && forSpare === null) continue;
+      if (youngest === undefined || w.busySince > youngest.busySince!) youngest = w;
+    }
+    if (youngest === undefined) return false;
+    youngest.preempt!();
+    this.#pump();
+    return true;
   }
 
   /**
@@ -404,6 +451,7 @@ export class WorkerPool {
   }
 
   #acquire(
+    client: string,
     suspect: boolean,
     deadline: number,
     signal?: AbortSignal,
@@ -418,7 +466,7 @@ export class WorkerPool {
         this.#replace(w, "failed");
         continue;
       }
-      w.busySince = performance.now();
+      this.#busy(w, client);
       if (download) this.#downloads++;
       return Promise.resolve(w);
     }
@@ -429,11 +477,15 @@ export class WorkerPool {
         this.#replace(w, "failed");
         continue;
       }
-      w.busySince = performance.now();
+      this.#busy(w, client);
       return Promise.resolve(w);
     }
     if (!again && this.#queue.length >= this.#maxQueue) {
-      return Promise.reject(new QueueFullError(this.#retryAfter()));
+      // The client with the most waiting makes room, not one that waits for less.
+      const i = evictee(this.#queue, client);
+      if (i < 0) return Promise.reject(new QueueFullError(this.#retryAfter()));
+      this.#queue[i].fail(new QueueFullError(this.#retryAfter()));
+      this.#emit({ type: "dropped", reason: "full" });
     }
     return new Promise((resolve, reject) => {
       const settle = () => {
@@ -443,6 +495,7 @@ export class WorkerPool {
         if (i >= 0) this.#queue.splice(i, 1);
       };
       const waiter: Waiter = {
+        client,
         suspect,
         download,
         give: (w) => {
@@ -477,9 +530,15 @@ export class WorkerPool {
    * is the client's: when it aborts, the request is dropped from the queue or its worker
    * killed. A download's limit counts the query's own time, not the time spent waiting for the
    * client to take bytes (that is bounded by the stall limit instead); a download that cannot
-   * finish errors its stream, so the transfer fails rather than ending cleanly.
+   * finish errors its stream, so the transfer fails rather than ending cleanly. `client` is
+   * whom it comes from, for sharing the workers fairly (fair.ts).
    */
-  async run(req: WorkerRequest, download = false, signal?: AbortSignal): Promise<Answer> {
+  async run(
+    req: WorkerRequest,
+    download = false,
+    signal?: AbortSignal,
+    client = "",
+  ): Promise<Answer> {
     const deadline = performance.now() + this.options.timeoutMs;
     if (signal?.aborted) throw new RequestCancelledError();
     const key = slowKey(req);
@@ -489,7 +548,7 @@ export class WorkerPool {
       (!this.options.config.write || req.op !== "query" || req.readOnly === true);
     const selfStopping = isRemote(this.options.config.database);
     for (let again = false;; again = true) {
-      const w = await this.#acquire(suspect, deadline, signal, again, download);
+      const w = await this.#acquire(client, suspect, deadline, signal, again, download);
       w.deadline = deadline;
       // Counted from when it was handed the worker until it ends, however it ends.
       let downloading = download;
@@ -498,7 +557,7 @@ export class WorkerPool {
         downloading = false;
         this.#downloads--;
       };
-      this.#emit({ type: "run", pid: w.child.pid, suspect });
+      this.#emit({ type: "run", pid: w.child.pid, suspect, client });
       this.#pump();
       const sent: WorkerRequest = selfStopping
         ? { ...req, timeLeftMs: deadline - performance.now(), limitMs: this.options.timeoutMs }

@@ -2,6 +2,7 @@ import { DatabaseSync } from "node:sqlite";
 import { primaryCodeName } from "../../sqlite/codes.ts";
 import { type Db, DbError, type Params, RefusedError, TooLargeError } from "./db.ts";
 import { MAX_JSON_ANSWER_CHARS } from "./encode_json.ts";
+import { KeptStatements } from "./kept.ts";
 import { registerMath } from "./math.ts";
 import { C, refusal, REVIEWED_MODULES } from "./rules.ts";
 import { compilesQueryOnly, explainPrefix, singleStatement } from "./sql_text.ts";
@@ -78,15 +79,13 @@ const SCHEMA_VERSION = "PRAGMA schema_version";
 /** Runs into a changed schema, which makes SQLite read it again. */
 const TOUCH_SCHEMA = "SELECT 1 FROM sqlite_schema LIMIT 1";
 /** How many prepared queries a connection keeps for reuse. */
-const READY_KEPT = 64;
+export const READY_KEPT = 64;
 /**
  * The largest statement kept prepared, in characters of its wrapped text (about 128 per column
- * besides the query's own): a statement's program grows with its text, and 64 kept programs of
- * long queries filled the worker's SQLite heap (another client's query then failed "out of
- * memory"). So the kept statements hold at most 64 × 16 KiB of text; queries worth keeping are
- * the short ones a page repeats.
+ * besides the query's own; see KeptStatements). So the kept statements hold at most 64 × 16 KiB
+ * of text; queries worth keeping are the short ones a page repeats.
  */
-const READY_TEXT_MAX = 16 * 1024;
+export const READY_TEXT_MAX = 16 * 1024;
 
 /** The wrapper's text check of one column: text holding a NUL byte. */
 function hasNul(c: string): string {
@@ -175,7 +174,7 @@ class StreamFailed extends DbError {
 }
 
 /** A wrapped query kept prepared: its statement, column names and schema version. */
-interface Ready {
+export interface Ready {
   stmt: StatementSync;
   names: string[];
   v: unknown;
@@ -348,9 +347,13 @@ export function openRuleCheck(): RuleCheck {
 /**
  * Opens `path` through node:sqlite, read-only unless `write`, with SQLite's defences on.
  * Throws a DbError when it cannot be opened, or when this SQLite build has a virtual-table
- * module the rules have not reviewed.
+ * module the rules have not reviewed. `ready`: where its wrapped queries are kept prepared.
  */
-export function openLocal(path: string, write: boolean): Db {
+export function openLocal(
+  path: string,
+  write: boolean,
+  ready = new KeptStatements<Ready>(READY_KEPT, READY_TEXT_MAX),
+): Db {
   const { db, g } = openGuarded(path, !write);
   const fail = g.fail;
 
@@ -436,12 +439,8 @@ export function openLocal(path: string, write: boolean): Db {
    * statement's bindings from one run to the next). SQLite prepares a kept statement again
    * after a schema change, through the authorizer, under the rules of the mode it is kept for.
    */
-  const ready = new Map<string, Ready>();
-  const remember = (key: string, entry: Ready) => {
-    if (key.length + 128 * entry.names.length > READY_TEXT_MAX) return;
-    ready.set(key, entry);
-    if (ready.size > READY_KEPT) ready.delete(ready.keys().next().value!);
-  };
+  const remember = (key: string, entry: Ready) =>
+    ready.keep(key, entry, key.length + 128 * entry.names.length);
   /**
    * All rows of a wrapped statement up to its limit, in one call, each value held to its share
    * of BATCH_BYTES; null when a value is past its share (then read it row by row). all() ends
@@ -567,9 +566,8 @@ export function openLocal(path: string, write: boolean): Db {
     const version = schemaVersion();
     const reuse = params === undefined;
     const key = `${writing}\n${limit}\n${sql}`;
-    const found = reuse ? ready.get(key) : undefined;
-    // Out of the map while it runs: put back only after a run to its end.
-    if (found) ready.delete(key);
+    // Out of the kept ones while it runs: put back only after a run to its end.
+    const found = reuse ? ready.take(key) : undefined;
     const hit = found !== undefined && found.v === version ? found : undefined;
     const first = hit ? undefined : prepare(sql);
     const names = hit ? hit.names : first!.columns().map((c) => c.name);

@@ -37,7 +37,8 @@ import { BASE, DEFAULT_SIZE, positiveInt, readTableState } from "./urls.ts";
 import { singleStatement } from "../../sql/sql_text.ts";
 
 export interface PagesOptions {
-  run: (req: Parameters<Run>[0], download: boolean, signal: AbortSignal) => Promise<Answer>;
+  /** Runs a read for the page request `from` (its client's, cancelled with it). */
+  run: (req: Parameters<Run>[0], download: boolean, from: Request) => Promise<Answer>;
   /** The API's own response for an answer (a download streams through it). */
   respond: (answer: Answer) => Response;
   history: History;
@@ -51,7 +52,7 @@ export interface PagesOptions {
 export function mountPages(app: Hono, o: PagesOptions): void {
   const defaultSize = Math.min(DEFAULT_SIZE, o.maxRows);
   const reader = (c: Context) =>
-    new Reader((req, download) => o.run(req, download, c.req.raw.signal), o.maxRows);
+    new Reader((req, download) => o.run(req, download, c.req.raw), o.maxRows);
   const frame = async (r: Reader, current?: string): Promise<Frame> => ({
     label: o.label,
     write: o.write,
@@ -361,7 +362,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
         readOnly: true,
       },
       true,
-      c.req.raw.signal,
+      c.req.raw,
     );
     const res = o.respond(answer);
     if (answer.head.filename) res.headers.set("Content-Disposition", fileName(name, format));
