@@ -34,6 +34,7 @@ import {
 } from "./table_sql.ts";
 import { type TablePage, TableView } from "./table_view.tsx";
 import { BASE, DEFAULT_SIZE, positiveInt, readTableState } from "./urls.ts";
+import { foreignKeys, indexes, listTables, referencedBy, triggers } from "../../sql/introspect.ts";
 import { singleStatement } from "../../sql/sql_text.ts";
 
 export interface PagesOptions {
@@ -55,7 +56,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
   const frame = async (r: Reader, current?: string): Promise<Frame> => ({
     label: o.label,
     write: o.write,
-    tables: await r.list(),
+    tables: await listTables(r.all),
     current,
   });
   const page = async (
@@ -126,7 +127,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
 
   app.get("/", (c) =>
     page(c, o.label, async (r) => {
-      const tables = await r.list();
+      const tables = await listTables(r.all);
       const saved = operatorQueries(tables.map((t) => t.name));
       return <HomeView tables={tables} saved={saved} label={o.label} />;
     }));
@@ -168,7 +169,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
       };
       const { pq, result } = await read(start);
       const count = await r.count(countQuery(info.shape, st.filters));
-      const fks = await r.foreignKeys(info.name);
+      const fks = await foreignKeys(r.all, info.name);
       const more = result.rows.length > st.size;
       let rows = result.rows.slice(0, st.size);
       if (pq.reversed) rows = rows.reverse();
@@ -227,11 +228,14 @@ export function mountPages(app: Hono, o: PagesOptions): void {
     const name = c.req.param("table");
     return page(c, `${name}: structure`, async (r) => {
       const info = await tableInfo(r, name);
-      const indexes = await r.indexes(info.name);
-      const fks = await r.foreignKeys(info.name);
-      const referencedBy = await r.referencedBy(info.name);
-      const triggers = await r.triggers(info.name);
-      return <StructureView s={{ info, indexes, fks, referencedBy, triggers }} />;
+      const s = {
+        info,
+        indexes: await indexes(r.all, info.name),
+        fks: await foreignKeys(r.all, info.name),
+        referencedBy: await referencedBy(r.all, info.name),
+        triggers: await triggers(r.all, info.name),
+      };
+      return <StructureView s={s} />;
     }, name);
   });
 
@@ -248,8 +252,8 @@ export function mountPages(app: Hono, o: PagesOptions): void {
         throw new ReadError(400, (error as Error).message);
       }
       const found = await r.rows(statement, { maxRows: 2 });
-      const fks = await r.foreignKeys(info.name);
-      const refs = await r.referencedBy(info.name);
+      const fks = await foreignKeys(r.all, info.name);
+      const refs = await referencedBy(r.all, info.name);
       const row = found.rows[0] ?? null;
       const referrers: Referrer[] = [];
       if (row !== null) {

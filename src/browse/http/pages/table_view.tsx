@@ -1,7 +1,8 @@
 // deno-lint-ignore-file jsx-key -- rendered once on the server: no list is ever diffed.
 /** The rows of a table or view: sort, filters, paging, downloads, the SQL that ran. */
 import { Cell, type CellLinks, Visible } from "./cells.tsx";
-import type { ForeignKey, TableInfo } from "./reads.ts";
+import type { ForeignKey } from "../../sql/introspect.ts";
+import type { TableInfo } from "./reads.ts";
 import { COUNT_LIMIT, type Filter, OPERATORS, type Sort, type Statement } from "./table_sql.ts";
 import {
   cellUrl,
