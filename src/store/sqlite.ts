@@ -56,12 +56,6 @@ const PRIMARY: Record<number, string> = {
   26: "NOTADB",
 };
 
-/** A result code's primary part named as libSQL names it (`SQLITE_BUSY`); undefined if unknown. */
-export function primaryCodeName(errcode: number): string | undefined {
-  const name = PRIMARY[errcode & 0xff];
-  return name === undefined ? undefined : `SQLITE_${name}`;
-}
-
 /** The extended codes of SQLITE_IOERR (sqlite3.h), which name the call that failed. */
 const IOERR: Record<number, string> = {
   1: "READ",

@@ -8,7 +8,6 @@ import {
   type ReadRows,
   tableAnswer,
 } from "./introspect.ts";
-import { HARD_HEAP_LIMIT } from "./local.ts";
 import type { WorkerRequest } from "../pool/protocol.ts";
 import { JSON_TYPE, runQuery, type Sink } from "./query.ts";
 import { SqlTextError } from "./sql_text.ts";
@@ -86,14 +85,9 @@ export class Executor {
         : error instanceof SqlTextError || error instanceof DbError
         ? 400
         : 500;
-      let message = status === 500
+      const message = status === 500
         ? "internal error in the query worker"
         : scrub((error as Error).message, this.paths, this.label);
-      if (error instanceof DbError && error.code === "SQLITE_NOMEM") {
-        message = `out of memory: the query needs more than the worker's ${
-          HARD_HEAP_LIMIT / 1024 / 1024
-        } MiB`;
-      }
       jsonAnswer(sink, status, { error: message }, started);
     } finally {
       this.#release();

@@ -1,5 +1,4 @@
 import { DatabaseSync } from "node:sqlite";
-import { primaryCodeName } from "../../store/sqlite.ts";
 import { type Db, DbError, type Params, RefusedError, TooLargeError } from "./db.ts";
 import { MAX_JSON_ANSWER_CHARS } from "./encode_json.ts";
 import { registerMath } from "./math.ts";
@@ -238,8 +237,15 @@ function openGuarded(path: string, readOnly: boolean): { db: NodeDatabase; g: Gu
       if (/^unsafe use of /.test(e?.message ?? "")) {
         return new RefusedError(`${e.message}: not allowed`);
       }
-      const code = typeof e?.errcode === "number" ? primaryCodeName(e.errcode) ?? "" : "";
-      return new DbError(e?.message ?? String(error), code);
+      // SQLITE_NOMEM: the worker's heap limit, not the host, is what the query ran into.
+      if (typeof e?.errcode === "number" && (e.errcode & 0xff) === 7) {
+        return new DbError(
+          `out of memory: the query needs more than the worker's ${
+            HARD_HEAP_LIMIT / 1024 / 1024
+          } MiB`,
+        );
+      }
+      return new DbError(e?.message ?? String(error));
     },
   };
   try {
