@@ -87,7 +87,7 @@ export class AnswerBudget {
 }
 
 /** The pieces, `size` bytes in all, in one array. */
-export function concat(pieces: readonly Uint8Array[], size: number): Uint8Array {
+function concat(pieces: readonly Uint8Array[], size: number): Uint8Array {
   const out = new Uint8Array(size);
   let o = 0;
   for (const p of pieces) {

@@ -8,7 +8,8 @@ import type { Child } from "hono/jsx";
 import type { Answer } from "../../pool/pool.ts";
 import type { History } from "../history.ts";
 import { HttpError } from "../http_error.ts";
-import { parseFormat, parseParams, readBody, searchOf } from "../input.ts";
+import { parseFormat, parseParams } from "../input.ts";
+import { bodyLimitGuard } from "../middleware/body_limit.ts";
 import { originGuard } from "../middleware/origin.ts";
 import { blobBytes, isBlob, visibleString } from "./cells.tsx";
 import { type Frame, htmlResponse, Layout } from "./layout.tsx";
@@ -102,8 +103,8 @@ export function mountPages(app: Hono, o: PagesOptions): void {
       </Layout>,
       401,
     );
-  pages.post("/login", originGuard([]), async (c) => {
-    const form = new URLSearchParams(new TextDecoder().decode(await readBody(c, 64 * 1024)));
+  pages.post("/login", originGuard([]), bodyLimitGuard(64 * 1024), async (c) => {
+    const form = new URLSearchParams(await c.req.text());
     const next = safeNext(form.get("next"));
     if (o.token === undefined) return c.redirect(next, 303);
     if (!await timingSafeEqual(form.get("token") ?? "", o.token)) {
@@ -148,7 +149,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
     const name = c.req.param("table");
     return page(c, name, async (r) => {
       const info = await tableInfo(r, name);
-      const st = readTableState(searchOf(c.req.url), o.maxRows);
+      const st = readTableState(c.req.queries(), o.maxRows);
       if (st.sort && !info.shape.columns.includes(st.sort.column)) {
         throw new ReadError(400, `no column ${quoteName(st.sort.column)} to sort by`);
       }
@@ -337,7 +338,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
     const format = parseFormat(c.req.query("format") ?? "csv")!;
     const info = await r.shape(name);
     if (!info) throw new HttpError(404, `no table or view named ${quoteName(name)}`);
-    const st = readTableState(searchOf(c.req.url), o.maxRows);
+    const st = readTableState(c.req.queries(), o.maxRows);
     if (st.sort && !info.shape.columns.includes(st.sort.column)) {
       throw new HttpError(400, `no column ${quoteName(st.sort.column)} to sort by`);
     }
@@ -389,9 +390,8 @@ export function mountPages(app: Hono, o: PagesOptions): void {
       c,
       "Query",
       async (r) => {
-        const search = searchOf(c.req.url);
-        const size = positiveInt(search.get("size"), "size", defaultSize, o.maxRows);
-        const pageNo = input.write ? 1 : positiveInt(search.get("page"), "page", 1, 1e9);
+        const size = positiveInt(c.req.query("size"), "size", defaultSize, o.maxRows);
+        const pageNo = input.write ? 1 : positiveInt(c.req.query("page"), "page", 1, 1e9);
         const q: QueryPage = {
           sql: input.sql,
           params: input.params,
@@ -405,7 +405,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
         if (input.sql.trim() === "") return <QueryView q={q} />;
         try {
           const params = queryParams(input.params);
-          if (search.get("plan") === "1" && !input.write) {
+          if (c.req.query("plan") === "1" && !input.write) {
             const plan = await r.rows({ sql: input.sql, params }, { op: "explain" });
             q.plan = plan.rows.map((row): PlanRow => ({
               id: Number(row[0]),
@@ -443,8 +443,8 @@ export function mountPages(app: Hono, o: PagesOptions): void {
       params: c.req.query("params") ?? "",
       write: false,
     }));
-  pages.post("/query", originGuard([]), async (c) => {
-    const form = new URLSearchParams(new TextDecoder().decode(await readBody(c, 1024 * 1024)));
+  pages.post("/query", originGuard([]), bodyLimitGuard(1024 * 1024), async (c) => {
+    const form = new URLSearchParams(await c.req.text());
     if (!o.write) {
       throw new HttpError(403, "this server is read-only: start it with --write to change data");
     }
