@@ -53,7 +53,7 @@ function convertParam(v: unknown, name: string): unknown {
     const encoded = (v as { encoded?: unknown }).encoded;
     if (typeof encoded !== "string") throw new HttpError(400, "a $base64 param needs encoded");
     try {
-      atob(encoded);
+      Uint8Array.fromBase64(encoded);
     } catch {
       throw new HttpError(400, "a $base64 param is not valid base64");
     }

@@ -3,25 +3,19 @@
  * authorizer, read-only rules, time limit and queue bound hold. Values are bound parameters.
  */
 import type { Answer } from "../../pool/pool.ts";
+import { HttpError } from "../http_error.ts";
 import type { WorkerRequest } from "../../pool/protocol.ts";
 import { describeTable, type ReadRows, type TableSchema } from "../../sql/introspect.ts";
 import {
   type Filter,
   quoteName,
+  type Sort,
   type Statement,
   type TableKey,
   type TableShape,
 } from "./table_sql.ts";
 
 export type Run = (req: WorkerRequest, download: boolean) => Promise<Answer>;
-
-/** A statement the database refused or that failed: shown on the page, with its status. */
-export class ReadError extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-    this.name = "ReadError";
-  }
-}
 
 export interface Rows {
   columns: string[];
@@ -35,13 +29,13 @@ async function bodyText(answer: Answer): Promise<string> {
   return await new Response(answer.body).text();
 }
 
-/** An answer's JSON; an error answer becomes a ReadError with its message. */
+/** An answer's JSON; an error answer becomes a HttpError with its message. */
 export async function answerJson<T>(answer: Answer): Promise<T> {
   const text = await bodyText(answer);
   // Integers stay exact as the API sends them: numbers when safe, decimal text beyond.
   const body = JSON.parse(text) as T & { error?: string };
   if (answer.head.status >= 400) {
-    throw new ReadError(answer.head.status, body.error ?? `status ${answer.head.status}`);
+    throw new HttpError(answer.head.status, body.error ?? `status ${answer.head.status}`);
   }
   return body;
 }
@@ -107,11 +101,18 @@ export function tableKey({ kind, withoutRowid, columns }: TableSchema): TableKey
     : { kind: "none", why: "columns named rowid, _rowid_ and oid hide the rowid" };
 }
 
-/** Filters whose column the table has; an unknown column is refused with its name. */
-export function checkFilters(info: TableInfo, filters: readonly Filter[]): void {
-  for (const f of filters) {
+/** A view's sort and filters, when the table has their columns; else the name refused. */
+export function checkView<T extends { sort?: Sort; filters: readonly Filter[] }>(
+  info: TableInfo,
+  view: T,
+): T {
+  if (view.sort && !info.shape.columns.includes(view.sort.column)) {
+    throw new HttpError(400, `no column ${quoteName(view.sort.column)} to sort by`);
+  }
+  for (const f of view.filters) {
     if (!info.shape.columns.includes(f.column)) {
-      throw new ReadError(400, `no column ${quoteName(f.column)} in ${quoteName(info.name)}`);
+      throw new HttpError(400, `no column ${quoteName(f.column)} in ${quoteName(info.name)}`);
     }
   }
+  return view;
 }

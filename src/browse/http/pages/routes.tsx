@@ -16,7 +16,7 @@ import { type Frame, htmlResponse, Layout } from "./layout.tsx";
 import { operatorQueries } from "./operator_queries.ts";
 import { paramsText } from "./params_text.ts";
 import { HomeView, LoginView, type PlanRow, type QueryPage, QueryView } from "./query_view.tsx";
-import { checkFilters, Reader, ReadError, type Rows, type Run, type TableInfo } from "./reads.ts";
+import { checkView, Reader, type Rows, type Run, type TableInfo } from "./reads.ts";
 import { CellView, type Referrer, RowView } from "./row_view.tsx";
 import { timingSafeEqual } from "hono/utils/buffer";
 import { safeNext, sessionCookie, sessionGuard, sessionValue } from "./session.ts";
@@ -76,7 +76,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
         <Layout title={title} frame={await frame(r, current)}>{content}</Layout>,
       );
     } catch (error) {
-      if (!(error instanceof ReadError || error instanceof HttpError)) throw error;
+      if (!(error instanceof HttpError)) throw error;
       const f = await frame(r, current).catch(() => ({
         label: o.label,
         write: o.write,
@@ -135,7 +135,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
 
   const tableInfo = async (r: Reader, name: string): Promise<TableInfo> => {
     const info = await r.shape(name);
-    if (!info) throw new ReadError(404, `no table or view named ${quoteName(name)}`);
+    if (!info) throw new HttpError(404, `no table or view named ${quoteName(name)}`);
     return info;
   };
   const keyParam = (text: string | null | undefined, name: string): unknown[] => {
@@ -149,11 +149,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
     const name = c.req.param("table");
     return page(c, name, async (r) => {
       const info = await tableInfo(r, name);
-      const st = readTableState(c.req.queries(), o.maxRows);
-      if (st.sort && !info.shape.columns.includes(st.sort.column)) {
-        throw new ReadError(400, `no column ${quoteName(st.sort.column)} to sort by`);
-      }
-      checkFilters(info, st.filters);
+      const st = checkView(info, readTableState(c.req.queries(), o.maxRows));
       let start: PageStart = st.start;
       if (start.kind === "after") start = { kind: "after", key: keyParam(st.afterText, "after") };
       if (start.kind === "before") {
@@ -164,7 +160,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
         try {
           return { pq, result: await r.rows(pq, { maxRows: st.size + 1 }) };
         } catch (error) {
-          if (error instanceof RangeError) throw new ReadError(400, error.message);
+          if (error instanceof RangeError) throw new HttpError(400, error.message);
           throw error;
         }
       };
@@ -250,7 +246,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
       try {
         statement = rowQuery(info.shape, key);
       } catch (error) {
-        throw new ReadError(400, (error as Error).message);
+        throw new HttpError(400, (error as Error).message);
       }
       const found = await r.rows(statement, { maxRows: 2 });
       const fks = await foreignKeys(r.all, info.name);
@@ -285,45 +281,36 @@ export function mountPages(app: Hono, o: PagesOptions): void {
   const cellValue = async (r: Reader, info: TableInfo, c: Context) => {
     const column = c.req.query("column") ?? "";
     if (!info.shape.columns.includes(column)) {
-      throw new ReadError(400, `no column ${quoteName(column)} in ${quoteName(info.name)}`);
+      throw new HttpError(400, `no column ${quoteName(column)} in ${quoteName(info.name)}`);
     }
     const key = keyParam(c.req.query("key"), "key");
     let statement;
     try {
       statement = rowQuery(info.shape, key);
     } catch (error) {
-      throw new ReadError(400, (error as Error).message);
+      throw new HttpError(400, (error as Error).message);
     }
     statement.sql = statement.sql.replace(/^SELECT \*/, `SELECT ${quoteName(column)}`);
     const found = await r.rows(statement, { maxRows: 2 });
-    if (found.rows.length === 0) throw new ReadError(404, "no row has this key");
+    if (found.rows.length === 0) throw new HttpError(404, "no row has this key");
     return { column, value: found.rows[0][0] };
   };
 
   pages.get("/table/:table/cell", async (c) => {
     const name = c.req.param("table");
     if (c.req.query("raw") === "1") {
+      // The security headers (no sniffing, no caching) are the middleware's, as on every answer.
       const r = reader(c);
-      try {
-        const info = await tableInfo(r, name);
-        const { column, value } = await cellValue(r, info, c);
-        const blob = isBlob(value);
-        const body = blob ? blobBytes(value) : value === null ? "" : String(value);
-        const file = fileName(`${info.name}-${column}`, blob ? "bin" : "txt");
-        return new Response(body, {
-          headers: {
-            "Content-Type": blob ? "application/octet-stream" : "text/plain; charset=utf-8",
-            "Content-Disposition": file,
-            "X-Content-Type-Options": "nosniff",
-            "Cache-Control": "no-store",
-          },
-        });
-      } catch (error) {
-        if (error instanceof ReadError || error instanceof HttpError) {
-          return new Response(error.message, { status: error.status });
-        }
-        throw error;
-      }
+      const info = await tableInfo(r, name);
+      const { column, value } = await cellValue(r, info, c);
+      const blob = isBlob(value);
+      const body = blob ? blobBytes(value) : value === null ? "" : String(value);
+      return new Response(body, {
+        headers: {
+          "Content-Type": blob ? "application/octet-stream" : "text/plain; charset=utf-8",
+          "Content-Disposition": fileName(`${info.name}-${column}`, blob ? "bin" : "txt"),
+        },
+      });
     }
     return page(c, `${name}: cell`, async (r) => {
       const info = await tableInfo(r, name);
@@ -336,17 +323,8 @@ export function mountPages(app: Hono, o: PagesOptions): void {
     const name = c.req.param("table");
     const r = reader(c);
     const format = parseFormat(c.req.query("format") ?? "csv")!;
-    const info = await r.shape(name);
-    if (!info) throw new HttpError(404, `no table or view named ${quoteName(name)}`);
-    const st = readTableState(c.req.queries(), o.maxRows);
-    if (st.sort && !info.shape.columns.includes(st.sort.column)) {
-      throw new HttpError(400, `no column ${quoteName(st.sort.column)} to sort by`);
-    }
-    try {
-      checkFilters(info, st.filters);
-    } catch (error) {
-      throw new HttpError(400, (error as Error).message);
-    }
+    const info = await tableInfo(r, name);
+    const st = checkView(info, readTableState(c.req.queries(), o.maxRows));
     return await download(c, downloadQuery(info.shape, st.filters, st.sort), format, info.name);
   });
 
@@ -373,16 +351,11 @@ export function mountPages(app: Hono, o: PagesOptions): void {
     return res;
   };
 
-  const queryParams = (text: string | undefined) => {
-    const params = parseParams(text);
-    return params;
-  };
-
   pages.get("/query/download", async (c) => {
     const sql = c.req.query("sql") ?? "";
     if (sql.trim() === "") throw new HttpError(400, "a query is required (sql=...)");
     const format = parseFormat(c.req.query("format") ?? "csv")!;
-    return await download(c, { sql, params: queryParams(c.req.query("params")) }, format, "query");
+    return await download(c, { sql, params: parseParams(c.req.query("params")) }, format, "query");
   });
 
   const queryPage = (c: Context, input: { sql: string; params: string; write: boolean }) =>
@@ -404,7 +377,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
         };
         if (input.sql.trim() === "") return <QueryView q={q} />;
         try {
-          const params = queryParams(input.params);
+          const params = parseParams(input.params);
           if (c.req.query("plan") === "1" && !input.write) {
             const plan = await r.rows({ sql: input.sql, params }, { op: "explain" });
             q.plan = plan.rows.map((row): PlanRow => ({
@@ -430,7 +403,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
             q.history = o.history.list();
           }
         } catch (error) {
-          if (!(error instanceof ReadError || error instanceof HttpError)) throw error;
+          if (!(error instanceof HttpError)) throw error;
           q.error = error.message;
         }
         return <QueryView q={q} />;
