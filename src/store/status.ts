@@ -8,7 +8,7 @@ import type { SqlClient } from "./sql.ts";
 import { describeFailure, unreachableServer } from "./failure.ts";
 import { dbPath, describeLocation, type StateLocation } from "./location.ts";
 import { openRemote } from "./remote.ts";
-import { SCHEMA_VERSION } from "./migrations.ts";
+import { newerSchema, SCHEMA_VERSION } from "./migrations.ts";
 import { LeasesTable, type LeaseView } from "./leases.ts";
 
 /** The database cannot be read for a status report; the message names the file. */
@@ -136,13 +136,8 @@ async function readAll(
   remote: boolean,
 ): Promise<StatusRecords | null> {
   const version = Number((await db.execute("PRAGMA user_version")).rows[0]?.[0] ?? 0);
-  if (version > SCHEMA_VERSION) {
-    throw new StatusReadError(
-      `database ${path} has schema version ${version}, newer than this courier ` +
-        `understands (${SCHEMA_VERSION}); upgrade courier`,
-      2,
-    );
-  }
+  const newer = newerSchema(path, version);
+  if (newer !== null) throw new StatusReadError(newer, 2);
   // A server's database nothing has written to: as a local file not created yet.
   if (remote && version === 0) return null;
   const runs = await columnsOf(db, "runs");
