@@ -95,8 +95,8 @@ function hasNul(c: string): string {
 /**
  * The row check of one column: true for text holding a NUL byte, and also for a BLOB holding a
  * zero byte (only text and BLOBs sort at or after ''; hasNul then leaves the BLOB out of the
- * flag). One comparison instead of typeof's call and string compare: 7 % of a 1,000-row page's
- * read (bench/NOTES.md).
+ * flag). One comparison instead of typeof's call and string compare, which were a measurable
+ * share of a page's read (bench/NOTES.md).
  */
 function mayHaveNul(c: string): string {
   return `${c} >= '' AND instr(${c}, char(0))`;
