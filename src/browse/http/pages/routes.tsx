@@ -19,7 +19,8 @@ import { HomeView, LoginView, type PlanRow, type QueryPage, QueryView } from "./
 import { checkView, Reader, type Rows, type Run, type TableInfo } from "./reads.ts";
 import { CellView, type Referrer, RowView } from "./row_view.tsx";
 import { timingSafeEqual } from "hono/utils/buffer";
-import { safeNext, sessionCookie, sessionGuard, sessionValue } from "./session.ts";
+import { COOKIE, safeNext, sessionGuard, sessionValue } from "./session.ts";
+import { setCookie } from "hono/cookie";
 import { StructureView } from "./structure_view.tsx";
 import {
   bindable,
@@ -54,9 +55,10 @@ export function mountPages(app: Hono, o: PagesOptions): void {
   const defaultSize = Math.min(DEFAULT_SIZE, o.maxRows);
   const reader = (c: Context) =>
     new Reader((req, download) => o.run(req, download, c.req.raw.signal), o.maxRows);
+  /** The frame without the list of tables: for sign-in, and where the list cannot be read. */
+  const bare: Frame = { label: o.label, write: o.write, tables: [] };
   const frame = async (r: Reader, current?: string): Promise<Frame> => ({
-    label: o.label,
-    write: o.write,
+    ...bare,
     tables: await listTables(r.all),
     current,
   });
@@ -77,13 +79,8 @@ export function mountPages(app: Hono, o: PagesOptions): void {
       );
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
-      const f = await frame(r, current).catch(() => ({
-        label: o.label,
-        write: o.write,
-        tables: [],
-      }));
       return htmlResponse(
-        <Layout title="Error" frame={f}>
+        <Layout title="Error" frame={await frame(r, current).catch(() => bare)}>
           <h1>{title}</h1>
           <p class="error" role="alert">{error.message}</p>
         </Layout>,
@@ -93,13 +90,10 @@ export function mountPages(app: Hono, o: PagesOptions): void {
   };
 
   const pages = new Hono();
-  const login = (c: Context, wrong = false) =>
+  const login = (next: string, wrong = false) =>
     htmlResponse(
-      <Layout title="Token needed" frame={{ label: o.label, write: o.write, tables: [] }}>
-        <LoginView
-          next={safeNext(new URL(c.req.url).pathname + new URL(c.req.url).search)}
-          wrong={wrong}
-        />
+      <Layout title="Token needed" frame={bare}>
+        <LoginView next={next} wrong={wrong} />
       </Layout>,
       401,
     );
@@ -107,21 +101,19 @@ export function mountPages(app: Hono, o: PagesOptions): void {
     const form = new URLSearchParams(await c.req.text());
     const next = safeNext(form.get("next"));
     if (o.token === undefined) return c.redirect(next, 303);
-    if (!await timingSafeEqual(form.get("token") ?? "", o.token)) {
-      return htmlResponse(
-        <Layout title="Token needed" frame={{ label: o.label, write: o.write, tables: [] }}>
-          <LoginView next={next} wrong />
-        </Layout>,
-        401,
-      );
-    }
-    return new Response(null, {
-      status: 303,
-      headers: { Location: next, "Set-Cookie": sessionCookie(await sessionValue(o.token)) },
+    if (!await timingSafeEqual(form.get("token") ?? "", o.token)) return login(next, true);
+    setCookie(c, COOKIE, await sessionValue(o.token), {
+      path: "/",
+      httpOnly: true,
+      sameSite: "Strict",
     });
+    return c.redirect(next, 303);
   });
   if (o.token !== undefined) {
-    const guard = sessionGuard(sessionValue(o.token), (c) => login(c));
+    const guard = sessionGuard(sessionValue(o.token), (c) => {
+      const url = new URL(c.req.url);
+      return login(safeNext(url.pathname + url.search));
+    });
     app.use("/", guard);
     pages.use("*", guard);
   }
