@@ -137,137 +137,122 @@ export function mountPages(app: Hono, o: PagesOptions): void {
     return key;
   };
 
-  pages.get("/table/:table", (c) => {
-    const name = c.req.param("table");
-    return page(c, name, async (r) => {
-      const info = await tableInfo(r, name);
-      const st = checkView(info, readTableState(c.req.queries(), o.maxRows));
-      let start: PageStart = st.start;
-      if (start.kind === "after") start = { kind: "after", key: keyParam(st.afterText, "after") };
-      if (start.kind === "before") {
-        start = { kind: "before", key: keyParam(st.beforeText, "before") };
-      }
-      const read = async (from: PageStart) => {
-        const pq = pageQuery(info.shape, st.filters, st.sort, from, st.size);
-        try {
-          return { pq, result: await r.rows(pq, { maxRows: st.size + 1 }) };
-        } catch (error) {
-          if (error instanceof RangeError) throw new HttpError(400, error.message);
-          throw error;
-        }
-      };
-      const { pq, result } = await read(start);
-      const count = await r.count(countQuery(info.shape, st.filters));
-      const fks = await foreignKeys(r.all, info.name);
-      const more = result.rows.length > st.size;
-      let rows = result.rows.slice(0, st.size);
-      if (pq.reversed) rows = rows.reverse();
-      const parts = keyParts(info.shape, st.sort);
-      const own = keyParts(info.shape, undefined).map((p) => parts.indexOf(p));
-      const rowKeys = rows.map((row) =>
-        own.length > 0 && pq.keyColumns > 0
-          ? paramsText(own.map((i) => bindable(row[2 * i], row[2 * i + 1])))
-          : null
-      );
-      const lastPage = count <= COUNT_LIMIT ? Math.max(1, Math.ceil(count / st.size)) : null;
-      const p: TablePage = {
-        info,
-        state: { ...st, start },
-        defaultSize,
-        columns: result.columns.slice(pq.keyColumns),
-        rows: rows.map((row) => row.slice(pq.keyColumns)),
-        rowKeys,
-        firstKey: pq.keyColumns > 0 && rows.length > 0
-          ? paramsText(keyOf(rows[0], pq.keyColumns))
-          : undefined,
-        lastKey: pq.keyColumns > 0 && rows.length > 0
-          ? paramsText(keyOf(rows[rows.length - 1], pq.keyColumns))
-          : undefined,
-        hasPrev: start.kind === "first"
-          ? false
-          : start.kind === "after"
-          ? true
-          : start.kind === "offset"
-          ? start.page > 1
-          : more,
-        hasNext: start.kind === "before" ? true : start.kind === "last" ? false : more,
-        page: start.kind === "first" || (start.kind === "before" && !more)
-          ? 1
-          : start.kind === "offset"
-          ? start.page
-          : start.kind === "last"
-          ? lastPage
-          : st.page > 1 || c.req.query("page") !== undefined
-          ? st.page
-          : null,
-        count,
-        ran: pq,
-        offset: pq.offset,
-        fks,
-      };
-      if (start.kind === "last" && lastPage !== null && count % st.size !== 0) {
-        // The last page read backwards holds a full page: it is not aligned with the others.
-        p.page = null;
-      }
-      return <TableView p={p} />;
-    }, name);
+  /** A page about one table or view (`view`: its part of the path), 404 when there is none. */
+  const tableRoute = (
+    view: string,
+    body: (c: Context, r: Reader, info: TableInfo) => Promise<Child>,
+  ) =>
+    pages.get(`/table/:table${view ? "/" + view : ""}`, (c) => {
+      const name = c.req.param("table");
+      const title = view ? `${name}: ${view}` : name;
+      return page(c, title, async (r) => body(c, r, await tableInfo(r, name)), name);
+    });
+
+  tableRoute("", async (c, r, info) => {
+    const st = checkView(info, readTableState(c.req.queries(), o.maxRows));
+    let start: PageStart = st.start;
+    if (start.kind === "after") start = { kind: "after", key: keyParam(st.afterText, "after") };
+    if (start.kind === "before") {
+      start = { kind: "before", key: keyParam(st.beforeText, "before") };
+    }
+    const pq = pageQuery(info.shape, st.filters, st.sort, start, st.size);
+    const result = await r.rows(pq, { maxRows: st.size + 1 });
+    const count = await r.count(countQuery(info.shape, st.filters));
+    const fks = await foreignKeys(r.all, info.name);
+    const more = result.rows.length > st.size;
+    let rows = result.rows.slice(0, st.size);
+    if (pq.reversed) rows = rows.reverse();
+    const parts = keyParts(info.shape, st.sort);
+    const own = keyParts(info.shape, undefined).map((p) => parts.indexOf(p));
+    const rowKeys = rows.map((row) =>
+      own.length > 0 && pq.keyColumns > 0
+        ? paramsText(own.map((i) => bindable(row[2 * i], row[2 * i + 1])))
+        : null
+    );
+    const lastPage = count <= COUNT_LIMIT ? Math.max(1, Math.ceil(count / st.size)) : null;
+    const p: TablePage = {
+      info,
+      state: { ...st, start },
+      defaultSize,
+      columns: result.columns.slice(pq.keyColumns),
+      rows: rows.map((row) => row.slice(pq.keyColumns)),
+      rowKeys,
+      firstKey: pq.keyColumns > 0 && rows.length > 0
+        ? paramsText(keyOf(rows[0], pq.keyColumns))
+        : undefined,
+      lastKey: pq.keyColumns > 0 && rows.length > 0
+        ? paramsText(keyOf(rows[rows.length - 1], pq.keyColumns))
+        : undefined,
+      hasPrev: start.kind === "first"
+        ? false
+        : start.kind === "after"
+        ? true
+        : start.kind === "offset"
+        ? start.page > 1
+        : more,
+      hasNext: start.kind === "before" ? true : start.kind === "last" ? false : more,
+      page: start.kind === "first" || (start.kind === "before" && !more)
+        ? 1
+        : start.kind === "offset"
+        ? start.page
+        : start.kind === "last"
+        ? lastPage
+        : st.page > 1 || c.req.query("page") !== undefined
+        ? st.page
+        : null,
+      count,
+      ran: pq,
+      offset: pq.offset,
+      fks,
+    };
+    if (start.kind === "last" && lastPage !== null && count % st.size !== 0) {
+      // The last page read backwards holds a full page: it is not aligned with the others.
+      p.page = null;
+    }
+    return <TableView p={p} />;
   });
 
-  pages.get("/table/:table/structure", (c) => {
-    const name = c.req.param("table");
-    return page(c, `${name}: structure`, async (r) => {
-      const info = await tableInfo(r, name);
-      const s = {
-        info,
-        indexes: await indexes(r.all, info.name),
-        fks: await foreignKeys(r.all, info.name),
-        referencedBy: await referencedBy(r.all, info.name),
-        triggers: await triggers(r.all, info.name),
-      };
-      return <StructureView s={s} />;
-    }, name);
+  tableRoute("structure", async (_c, r, info) => {
+    const s = {
+      info,
+      indexes: await indexes(r.all, info.name),
+      fks: await foreignKeys(r.all, info.name),
+      referencedBy: await referencedBy(r.all, info.name),
+      triggers: await triggers(r.all, info.name),
+    };
+    return <StructureView s={s} />;
   });
 
-  pages.get("/table/:table/row", (c) => {
-    const name = c.req.param("table");
-    return page(c, `${name}: row`, async (r) => {
-      const info = await tableInfo(r, name);
-      const keyTextIn = c.req.query("key");
-      const key = keyParam(keyTextIn, "key");
-      let statement;
-      try {
-        statement = rowQuery(info.shape, key);
-      } catch (error) {
-        throw new HttpError(400, (error as Error).message);
+  tableRoute("row", async (c, r, info) => {
+    const keyTextIn = c.req.query("key");
+    const key = keyParam(keyTextIn, "key");
+    const found = await r.rows(rowQuery(info.shape, key), { maxRows: 2 });
+    const fks = await foreignKeys(r.all, info.name);
+    const refs = await referencedBy(r.all, info.name);
+    const row = found.rows[0] ?? null;
+    const referrers: Referrer[] = [];
+    if (row !== null) {
+      for (const fk of refs.filter((f) => f.single && f.to !== null)) {
+        const at = found.columns.indexOf(fk.to!);
+        const value = at >= 0 ? row[at] : null;
+        if (value === null) continue;
+        const n = await r.count({
+          sql: `SELECT count(*) FROM (SELECT 1 FROM ${quoteName(fk.child)} WHERE ${
+            quoteName(fk.from)
+          } = ? LIMIT ?)`,
+          params: [value, COUNT_LIMIT + 1],
+        });
+        referrers.push({ fk, value, count: n });
       }
-      const found = await r.rows(statement, { maxRows: 2 });
-      const fks = await foreignKeys(r.all, info.name);
-      const refs = await referencedBy(r.all, info.name);
-      const row = found.rows[0] ?? null;
-      const referrers: Referrer[] = [];
-      if (row !== null) {
-        for (const fk of refs.filter((f) => f.single && f.to !== null)) {
-          const at = found.columns.indexOf(fk.to!);
-          const value = at >= 0 ? row[at] : null;
-          if (value === null) continue;
-          const n = await r.count({
-            sql: `SELECT count(*) FROM (SELECT 1 FROM ${quoteName(fk.child)} WHERE ${
-              quoteName(fk.from)
-            } = ? LIMIT ?)`,
-            params: [value, COUNT_LIMIT + 1],
-          });
-          referrers.push({ fk, value, count: n });
-        }
-        referrers.sort((a, b) =>
-          a.fk.child < b.fk.child ? -1 : a.fk.child > b.fk.child ? 1 : a.fk.id - b.fk.id
-        );
-      }
-      return (
-        <RowView
-          r={{ info, key: keyTextIn!, columns: found.columns, row, fks, referrers }}
-        />
+      referrers.sort((a, b) =>
+        a.fk.child < b.fk.child ? -1 : a.fk.child > b.fk.child ? 1 : a.fk.id - b.fk.id
       );
-    }, name);
+    }
+    return (
+      <RowView
+        r={{ info, key: keyTextIn!, columns: found.columns, row, fks, referrers }}
+      />
+    );
   });
 
   const cellValue = async (r: Reader, info: TableInfo, c: Context) => {
@@ -276,12 +261,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
       throw new HttpError(400, `no column ${quoteName(column)} in ${quoteName(info.name)}`);
     }
     const key = keyParam(c.req.query("key"), "key");
-    let statement;
-    try {
-      statement = rowQuery(info.shape, key);
-    } catch (error) {
-      throw new HttpError(400, (error as Error).message);
-    }
+    const statement = rowQuery(info.shape, key);
     statement.sql = statement.sql.replace(/^SELECT \*/, `SELECT ${quoteName(column)}`);
     const found = await r.rows(statement, { maxRows: 2 });
     if (found.rows.length === 0) throw new HttpError(404, "no row has this key");
