@@ -37,7 +37,7 @@ import {
 import { type TablePage, TableView } from "./table_view.tsx";
 import { BASE, DEFAULT_SIZE, positiveInt, readTableState } from "./urls.ts";
 import { foreignKeys, indexes, listTables, referencedBy, triggers } from "../../sql/introspect.ts";
-import { singleStatement } from "../../sql/sql_text.ts";
+import { singleStatement, startsQuery } from "../../sql/sql_text.ts";
 
 export interface PagesOptions {
   run: (req: Parameters<Run>[0], download: boolean, signal: AbortSignal) => Promise<Answer>;
@@ -406,9 +406,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
 /** Whether a statement is a query whose rows can be paged (SELECT, WITH, VALUES). */
 function isQuery(sql: string): boolean {
   try {
-    const first = singleStatement(sql).tokens[0];
-    return first?.kind === "word" &&
-      ["SELECT", "WITH", "VALUES"].includes(first.value.toUpperCase());
+    return startsQuery(singleStatement(sql).tokens[0]);
   } catch {
     return false;
   }
