@@ -24,16 +24,10 @@ export interface Rows {
   stats?: { duration_ms?: number; rows_affected?: number; last_insert_rowid?: unknown };
 }
 
-async function bodyText(answer: Answer): Promise<string> {
-  if (answer.body instanceof Uint8Array) return new TextDecoder().decode(answer.body);
-  return await new Response(answer.body).text();
-}
-
 /** An answer's JSON; an error answer becomes a HttpError with its message. */
-export async function answerJson<T>(answer: Answer): Promise<T> {
-  const text = await bodyText(answer);
+async function answerJson<T>(answer: Answer): Promise<T> {
   // Integers stay exact as the API sends them: numbers when safe, decimal text beyond.
-  const body = JSON.parse(text) as T & { error?: string };
+  const body = await new Response(answer.body as BodyInit).json() as T & { error?: string };
   if (answer.head.status >= 400) {
     throw new HttpError(answer.head.status, body.error ?? `status ${answer.head.status}`);
   }
