@@ -11,8 +11,8 @@
  *   fetch downloads every body.
  * - without validators (the worst case): every body comes in full and courier recognises it
  *   unchanged by the hash stored after the last successful run, without parsing it. On
- *   loopback a bare request costs ~50 µs of CPU, so every microsecond of courier's own work
- *   shows; the "floor" line is the least a steady-state run can do per feed (fetch with
+ *   loopback a bare request costs little CPU (bench/NOTES.md), so courier's own work shows;
+ *   the "floor" line is the least a steady-state run can do per feed (fetch with
  *   headers and a timeout, hash, compare, record the run and the success time) written as
  *   one flat loop, to show how much of the ratio is the work itself.
  * - 20 ms away, without validators: what real sites look like, where fetching dominates

@@ -94,43 +94,10 @@ function build(
     month < 1 || month > 12 || day < 1 || day > 31 || hour > 24 || minute > 59 || second > 60 ||
     year < 1800 || year > 9999
   ) return null;
-  const t = utcTime(year, month, day, hour, minute, Math.min(second, 59), millis) -
+  // From 1800 on, so Date.UTC never reads the year as 1900 + a two-digit one.
+  const t = Date.UTC(year, month - 1, day, hour, minute, Math.min(second, 59), millis) -
     offsetMinutes * 60_000;
   return Number.isFinite(t) ? new Date(t) : null;
-}
-
-const DAY_MS = 86_400_000;
-
-/**
- * Days from 1970-01-01 to the first of `month` (1-12) of `year` (>= 1): Howard Hinnant's
- * days_from_civil.
- */
-function daysToMonth(year: number, month: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5);
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) +
-    dayOfYear;
-  return era * 146_097 + dayOfEra - 719_468;
-}
-
-/**
- * Date.UTC(year, month - 1, day, ...) for years from 1 on, fields past their range carried over
- * as Date.UTC carries them (31 February is 2 or 3 March). Arithmetic, because Date.UTC is a call
- * into the engine's C++, the dearest part of reading a date.
- */
-export function utcTime(
-  year: number,
-  month: number,
-  day: number,
-  hour: number,
-  minute: number,
-  second: number,
-  millis: number,
-): number {
-  return (daysToMonth(year, month) + day - 1) * DAY_MS + hour * 3_600_000 + minute * 60_000 +
-    second * 1000 + millis;
 }
 
 /**
@@ -164,98 +131,6 @@ function fullYear(text: string): number {
   return text.length === 2 ? year + (year < 50 ? 2000 : 1900) : year;
 }
 
-/** The number written by `count` ASCII digits at `at`, or -1. */
-function digits(s: string, at: number, count: number): number {
-  let n = 0;
-  for (let i = at; i < at + count; i++) {
-    const d = s.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return -1;
-    n = n * 10 + d;
-  }
-  return n;
-}
-
-/** A character the RFC 822 pattern takes for a name's (not a digit, space, comma, dot, dash). */
-function isNameChar(c: number): boolean {
-  return !(c >= 48 && c <= 57) && c !== 32 && c !== 44 && c !== 46 && c !== 45 && c > 32;
-}
-
-const ENGLISH_MONTHS = "janfebmaraprmayjunjulaugsepoctnovdec";
-
-/** The month of the English abbreviation at `at`, in any case, else undefined. */
-function englishMonth(s: string, at: number): number | undefined {
-  const name = (s.charCodeAt(at) | 32) * 65_536 + (s.charCodeAt(at + 1) | 32) * 256 +
-    (s.charCodeAt(at + 2) | 32);
-  for (let i = 0; i < 12; i++) {
-    const j = i * 3;
-    const month = ENGLISH_MONTHS.charCodeAt(j) * 65_536 + ENGLISH_MONTHS.charCodeAt(j + 1) * 256 +
-      ENGLISH_MONTHS.charCodeAt(j + 2);
-    if (month === name) return i + 1;
-  }
-  return undefined;
-}
-
-/** Minutes east of UTC of a "+hhmm" / "-hhmm" zone that ends the text at `at`, else undefined. */
-function numericZone(s: string, at: number): number | undefined {
-  if (s.length !== at + 5) return undefined;
-  const sign = s.charCodeAt(at);
-  const hours = digits(s, at + 1, 2), minutes = digits(s, at + 3, 2);
-  if ((sign !== 43 && sign !== 45) || (hours | minutes) < 0) return undefined;
-  return (sign === 45 ? -1 : 1) * (hours * 60 + minutes);
-}
-
-/**
- * The two forms almost every feed writes, read without regexes ("2024-01-31T10:00:00Z" with
- * optional milliseconds and offset; "Wed, 31 Jan 2024 10:00:00 GMT"), giving exactly what the
- * general patterns below give them; undefined sends anything else to those patterns.
- */
-function commonDate(s: string): Date | null | undefined {
-  const n = s.length;
-  if (n >= 20 && s.charCodeAt(4) === 45 && s.charCodeAt(10) === 84) {
-    if (
-      s.charCodeAt(7) !== 45 || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58
-    ) return undefined;
-    const year = digits(s, 0, 4), month = digits(s, 5, 2), day = digits(s, 8, 2);
-    const hour = digits(s, 11, 2), minute = digits(s, 14, 2), second = digits(s, 17, 2);
-    if ((year | month | day | hour | minute | second) < 0) return undefined;
-    let at = 19;
-    let millis = 0;
-    if (s.charCodeAt(at) === 46) {
-      millis = digits(s, at + 1, 3);
-      if (millis < 0) return undefined;
-      at += 4;
-    }
-    let offset: number;
-    if (at === n - 1 && s.charCodeAt(at) === 90) offset = 0;
-    else if (at === n - 6 && s.charCodeAt(at + 3) === 58) {
-      const sign = s.charCodeAt(at);
-      const hours = digits(s, at + 1, 2), minutes = digits(s, at + 4, 2);
-      if ((sign !== 43 && sign !== 45) || (hours | minutes) < 0) return undefined;
-      offset = (sign === 45 ? -1 : 1) * (hours * 60 + minutes);
-    } else return undefined;
-    return build(year, month, day, hour, minute, second, millis, offset);
-  }
-  if (n >= 27 && s.charCodeAt(3) === 44 && s.charCodeAt(4) === 32) {
-    if (
-      !isNameChar(s.charCodeAt(0)) || !isNameChar(s.charCodeAt(1)) ||
-      !isNameChar(s.charCodeAt(2)) || s.charCodeAt(7) !== 32 || s.charCodeAt(11) !== 32 ||
-      s.charCodeAt(16) !== 32 || s.charCodeAt(19) !== 58 || s.charCodeAt(22) !== 58 ||
-      s.charCodeAt(25) !== 32 || !isNameChar(s.charCodeAt(8)) ||
-      !isNameChar(s.charCodeAt(9)) || !isNameChar(s.charCodeAt(10))
-    ) return undefined;
-    const day = digits(s, 5, 2), year = digits(s, 12, 4);
-    const hour = digits(s, 17, 2), minute = digits(s, 20, 2), second = digits(s, 23, 2);
-    if ((day | year | hour | minute | second) < 0) return undefined;
-    const month = englishMonth(s, 8) ?? monthNumber(s.slice(8, 11));
-    const offset = n === 29 && s.endsWith("GMT")
-      ? 0
-      : numericZone(s, 26) ?? zoneOffset(s.slice(26));
-    if (month === undefined || offset === undefined) return undefined;
-    return build(year, month, day, hour, minute, second, 0, offset);
-  }
-  return undefined;
-}
-
 /**
  * Reads a feed date: RFC 822 (RSS) and RFC 3339 (Atom) and the broken variants feeds really
  * publish (no zone, zone names, two-digit years, missing seconds, a space instead of `T`,
@@ -265,8 +140,7 @@ export function parseDate(text: string | undefined | null): Date | null {
   if (!text) return null;
   const s = text.trim();
   if (s === "") return null;
-  const common = commonDate(s);
-  return common === undefined ? patternDate(s) : common;
+  return patternDate(s);
 }
 
 /** build() with the hour, minute and second a pattern matched from group `at` on (0 if absent). */
@@ -283,8 +157,8 @@ function buildAt(
   return build(year, month, day, hour, minute, second, millis, offset);
 }
 
-/** The general reading of a trimmed, non-empty date; exported so tests can hold commonDate to it. */
-export function patternDate(s: string): Date | null {
+/** The reading of a trimmed, non-empty date. */
+function patternDate(s: string): Date | null {
   let m = s.match(ISO);
   if (m) {
     const offset = m[10] ? zoneOffset(m[10]) ?? 0 : 0;
@@ -344,67 +218,8 @@ const YEAR_10000 = 253_402_300_800_000;
 /** 1800-01-01T00:00:00Z: no feed means a date before it (see build). */
 const YEAR_1800 = -5_364_662_400_000;
 
-/**
- * RFC 3339 in UTC, without fractional seconds when there are none: toISOString's text. Worked
- * out here for 1970 to 9999, as one string of character codes: toISOString is a call into the
- * engine's C++, which showed in writing a large feed's entries.
- */
+/** RFC 3339 in UTC: toISOString's text, without fractional seconds when there are none. */
 export function formatRfc3339(date: Date): string {
-  const t = date.getTime();
-  if (!(t >= 0 && t < YEAR_10000)) {
-    const iso = date.toISOString();
-    return iso.endsWith(".000Z") ? `${iso.slice(0, -5)}Z` : iso;
-  }
-  const days = Math.floor(t / DAY_MS);
-  let rest = t - days * DAY_MS;
-  const millis = rest % 1000;
-  rest = (rest - millis) / 1000;
-  const second = rest % 60;
-  rest = (rest - second) / 60;
-  const minute = rest % 60;
-  const hour = (rest - minute) / 60;
-  // Hinnant's civil_from_days.
-  const z = days + 719_468;
-  const era = Math.floor(z / 146_097);
-  const dayOfEra = z - era * 146_097;
-  const yearOfEra = Math.floor(
-    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) -
-      Math.floor(dayOfEra / 146_096)) / 365,
-  );
-  const dayOfYear = dayOfEra -
-    (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
-  const m = Math.floor((5 * dayOfYear + 2) / 153);
-  const day = dayOfYear - Math.floor((153 * m + 2) / 5) + 1;
-  const month = m < 10 ? m + 3 : m - 9;
-  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
-  const text = String.fromCharCode(
-    digit(year / 1000),
-    digit(year / 100),
-    digit(year / 10),
-    digit(year),
-    45, // -
-    digit(month / 10),
-    digit(month),
-    45,
-    digit(day / 10),
-    digit(day),
-    84, // T
-    digit(hour / 10),
-    digit(hour),
-    58, // :
-    digit(minute / 10),
-    digit(minute),
-    58,
-    digit(second / 10),
-    digit(second),
-    90, // Z
-  );
-  if (millis === 0) return text;
-  const fraction = String.fromCharCode(digit(millis / 100), digit(millis / 10), digit(millis));
-  return `${text.slice(0, -1)}.${fraction}Z`;
-}
-
-/** The character code of the last decimal digit of the integer part of `n`. */
-function digit(n: number): number {
-  return 48 + Math.floor(n) % 10;
+  const iso = date.toISOString();
+  return iso.endsWith(".000Z") ? `${iso.slice(0, -5)}Z` : iso;
 }

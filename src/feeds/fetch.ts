@@ -200,9 +200,9 @@ function requestHeaders(validators: Validators | undefined): Record<string, stri
 }
 
 /**
- * The body hasher, loaded with the first body read: instantiating its WebAssembly takes ~3 ms
- * at start-up, which a run that only meets 304s (the steady state of feeds with validators)
- * never needs.
+ * The body hasher, loaded with the first body read: instantiating its WebAssembly costs
+ * start-up time (bench/NOTES.md) that a run that only meets 304s (the steady state of feeds
+ * with validators) never needs.
  */
 let bodyHash: Promise<typeof import("./body_hash.ts")> | undefined;
 

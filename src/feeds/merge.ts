@@ -60,7 +60,8 @@ export function orderEntries(lists: readonly (readonly Entry[])[]): Entry[] {
   });
 
   // Feeds list newest first, so reversed they are nearly always in date order already: then
-  // nothing moves, and the sort (half of this function's time on a large feed) is skipped.
+  // nothing moves, and the sort (much of this function's time on a large feed, bench/NOTES.md)
+  // is skipped.
   const slots: number[] = [];
   const times: number[] = [];
   let ordered = true;

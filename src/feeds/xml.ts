@@ -1,6 +1,6 @@
+import { Parser } from "htmlparser2";
 import { type DeclaredEntities, decodeEntities } from "./entities.ts";
 import { BLOCK_ELEMENTS } from "./text.ts";
-import { NO_ATTRIBUTES, scanXml } from "./xml_scan.ts";
 
 /**
  * A light element tree. Names are lower-cased and carry a canonical prefix chosen by namespace
@@ -40,6 +40,12 @@ const NAMESPACES: Record<string, string> = {
   "http://backend.userland.com/rss2": "",
   "http://blogs.law.harvard.edu/tech/rss": "",
 };
+
+/**
+ * The attributes of every element that has none (most feed elements): one shape for all of
+ * them, where htmlparser2 hands each its own empty object. Frozen, as consumers only read.
+ */
+const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 /** Shared by every leaf so that leaves allocate no array; replaced, never pushed to. */
 const NO_CHILDREN: XmlElement[] = [];
@@ -155,9 +161,9 @@ export type OnClose = (
 const NO_NESTING = new Set(["item", "entry", "rss:item", "atom:entry"]);
 
 /**
- * Parses XML leniently (see scanXml: htmlparser2's reading, faster): unclosed and mismatched
- * tags are closed implicitly, a bare `&` is text. Returns the top-level elements, normally one;
- * junk before the real root (a PHP warning, say) becomes extra ones.
+ * Parses XML leniently with htmlparser2: unclosed and mismatched tags are closed implicitly,
+ * a bare `&` is text. Returns the top-level elements, normally one; junk before the real root
+ * (a PHP warning, say) becomes extra ones.
  */
 export function parseXml(
   text: string,
@@ -263,30 +269,40 @@ export function parseXml(
     rawNames.push(rawName);
   };
 
-  scanXml(text, {
-    onopentag: openElement,
-    onleaf(rawName, attrs, data) {
-      // As onopentag, ontext and onclosetag in turn: the element is the innermost one.
-      openElement(rawName, attrs);
-      if (data !== "") addText(data, false);
-      closeTop(true, false);
+  let inCdata = false;
+  let ending = false;
+  let attributes = false;
+  const parser = new Parser({
+    onattribute() {
+      attributes = true;
     },
-    onclosetag(rawName, atEnd, unclosed) {
-      // The scanner keeps its own stack; ours may already have closed this element (see
+    onopentag(rawName, attrs) {
+      openElement(rawName, attributes ? attrs : NO_ATTRIBUTES);
+      attributes = false;
+    },
+    onclosetag(rawName, implied) {
+      // htmlparser2 keeps its own stack; ours may already have closed this element (see
       // NO_NESTING), so close by name and ignore a close for an element we do not have open.
       // Nearly always the innermost one.
       const top = rawNames.length - 1;
       const at = top >= 0 && rawNames[top] === rawName ? top : rawNames.lastIndexOf(rawName);
       if (at < 0) return;
-      while (stack.length > at) closeTop(!atEnd, unclosed || stack.length - 1 > at);
+      while (stack.length > at) closeTop(!ending, implied || stack.length - 1 > at);
     },
     ontext(data) {
-      addText(data, false);
+      addText(data, inCdata);
     },
-    oncdata(data) {
-      addText(data, true);
+    oncdatastart() {
+      inCdata = true;
     },
-  });
+    oncdataend() {
+      inCdata = false;
+    },
+  }, { xmlMode: true, decodeEntities: false, lowerCaseTags: true, lowerCaseAttributeNames: true });
+  parser.write(text);
+  // Whatever closes from here on was still open when the document ended.
+  ending = true;
+  parser.end();
   return roots;
 }
 

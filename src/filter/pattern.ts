@@ -28,7 +28,7 @@ export function compilePattern(item: string): Pattern | string {
 
 /**
  * A word's character. Made at the first whole-word match, not when the module loads: its
- * Unicode classes cost a start-up ~0.6 ms, and most configs have no filter.
+ * Unicode classes cost start-up time (bench/NOTES.md), and most configs have no filter.
  */
 let word: RegExp | undefined;
 const isWord = (char: string) => (word ??= /[\p{L}\p{N}\p{M}_]/u).test(char);

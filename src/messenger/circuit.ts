@@ -1,8 +1,8 @@
 /**
  * A chat's circuit: after a send to a chat used up its retries on 5xx answers, timeouts or
  * network errors (the messenger is down), the chat's next sends fail at once instead of each
- * paying the whole retry ladder again. An outage made runs take up to 77 s (6 attempts per
- * send, while the channel's other feeds waited their turn); now the first feed of a channel
+ * paying the whole retry ladder again. In an outage every send paid every attempt while the
+ * channel's other feeds waited their turn (bench/NOTES.md); now the first feed of a channel
  * pays the ladder, the others fail in no time and keep their entries for their next run.
  *
  * After `coolMs` (doubling with each failed probe, up to `maxCoolMs`) one send is let through

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { FeedError } from "../../src/feeds/errors.ts";
 import { orderEntries } from "../../src/feeds/merge.ts";
 import { parseFeed } from "../../src/feeds/parse.ts";
-import { formatRfc3339, parseDate, patternDate, utcTime } from "../../src/feeds/dates.ts";
+import { formatRfc3339, parseDate } from "../../src/feeds/dates.ts";
 import { decodeEntities } from "../../src/feeds/entities.ts";
 import { contentId } from "../../src/feeds/identity.ts";
 import type { Entry } from "../../src/feeds/entry.ts";
@@ -258,28 +258,7 @@ Deno.test("atom: a license link is never the link; only a web-address id stands 
   assert.equal(b.link, "https://e/2");
 });
 
-Deno.test("dates: the common forms' fast reading agrees with the general patterns", () => {
-  const pick = <T>(xs: T[], i: number) => xs[i % xs.length];
-  const zones = ["GMT", "UTC", "+0000", "-0500", "EST", "Z", "+01:00", "XYZ", "gmt", "+0530"];
-  const isoZones = ["Z", "+00:00", "-05:30", "+14:00", "z", "+0100", "", "+1:00", "Zx"];
-  const days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun", "Xyz", "1ab", "M,n", "Mo."];
-  const months = ["Jan", "Feb", "Mar", "Dec", "Mai", "Okt", "Foo", "jan", "JAN", "J.n", "J-n"];
-  const fields = ["00", "01", "09", "12", "13", "23", "24", "29", "31", "32", "59", "60", "99"];
-  const years = ["2024", "1999", "0099", "1799", "9999", "20x4"];
-  const inputs: string[] = [];
-  for (let i = 0; i < 4000; i++) {
-    const [d, h, m, s] = [i, i * 7, i * 11, i * 13].map((k) => pick(fields, k));
-    inputs.push(
-      `${pick(days, i * 3)}, ${d} ${pick(months, i * 5)} ${pick(years, i)} ${h}:${m}:${s} ` +
-        pick(zones, i * 17),
-      `${pick(years, i * 3)}-${pick(fields, i * 5)}-${d}T${h}:${m}:${s}` +
-        (i % 3 === 0 ? `.${String(i % 1000).padStart(3, "0")}` : i % 3 === 1 ? ".5" : "") +
-        pick(isoZones, i * 19),
-    );
-  }
-  for (const input of inputs) {
-    assert.deepEqual(parseDate(input), patternDate(input), input);
-  }
+Deno.test("dates: the common RSS and Atom forms, with milliseconds and an offset", () => {
   assert.equal(
     parseDate("Wed, 31 Jan 2024 10:00:00 GMT")?.toISOString(),
     "2024-01-31T10:00:00.000Z",
@@ -290,40 +269,9 @@ Deno.test("dates: the common forms' fast reading agrees with the general pattern
   );
 });
 
-Deno.test("dates: utcTime is Date.UTC, fields past their range carried over alike", () => {
-  let seed = 5;
-  const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
-  for (let i = 0; i < 20_000; i++) {
-    const fields = [
-      1 + random(9999),
-      1 + random(12),
-      1 + random(31),
-      random(25),
-      random(60),
-      random(60),
-      random(1000),
-    ] as const;
-    const [year, month, ...rest] = fields;
-    const expected = Date.UTC(year, month - 1, ...rest);
-    // Date.UTC reads years 0-99 as 1900-1999; feeds' two-digit years never reach it.
-    if (year < 100) continue;
-    assert.equal(utcTime(...fields), expected, fields.join(","));
-  }
-  assert.equal(utcTime(2024, 2, 30, 24, 0, 0, 0), Date.UTC(2024, 1, 30, 24));
-});
-
 Deno.test("dates: RFC 3339 output is toISOString's, without .000", () => {
-  const iso = (d: Date) => d.toISOString().replace(/\.000Z$/, "Z");
-  let time = Date.UTC(-300, 0, 1);
-  const end = Date.UTC(10_300, 0, 1);
-  // Some 40,000 instants, leap days, ends of months and years included, from 300 BC to 10300.
-  for (let i = 0; time < end; i++) {
-    const date = new Date(time);
-    assert.equal(formatRfc3339(date), iso(date));
-    time += 86_400_000 * 97 + (i % 7 === 0 ? 0 : 3_599_999) + (i % 1013);
-  }
-  for (const text of ["2024-02-29T23:59:59.999Z", "2000-03-01T00:00:00Z", "1970-01-01T00:00:00Z"]) {
-    assert.equal(formatRfc3339(new Date(text)), iso(new Date(text)));
-  }
+  assert.equal(formatRfc3339(new Date("2024-02-29T23:59:59.999Z")), "2024-02-29T23:59:59.999Z");
+  assert.equal(formatRfc3339(new Date("2000-03-01T00:00:00Z")), "2000-03-01T00:00:00Z");
+  assert.equal(formatRfc3339(new Date(Date.UTC(-300, 0, 1))), "-000300-01-01T00:00:00Z");
   assert.equal(formatRfc3339(new Date("2024-01-31T10:00:00.050Z")), "2024-01-31T10:00:00.050Z");
 });
