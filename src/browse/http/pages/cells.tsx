@@ -61,13 +61,8 @@ function hexPreview(bytes: Uint8Array, n = 16): string {
   return bytes.length > n ? hex + " …" : hex;
 }
 
-/** A number as the pages write it: 1,234,567. */
-export function count(n: number): string {
-  return n.toLocaleString("en-US");
-}
-
 export function sizeText(bytes: number): string {
-  return bytes === 1 ? "1 byte" : `${count(bytes)} bytes`;
+  return bytes === 1 ? "1 byte" : `${bytes.toLocaleString("en-US")} bytes`;
 }
 
 /** Where a cell's whole value can be seen or downloaded, when its row has a key. */
@@ -123,13 +118,13 @@ export function Cell({ value, links }: { value: unknown; links?: CellLinks }) {
               <a
                 class="more"
                 href={links.view}
-                title={`all ${count(text.length)} characters`}
+                title={`all ${text.length.toLocaleString("en-US")} characters`}
               >
                 more
               </a>
             </>
           )
-          : `… (${count(text.length)} characters)`)
+          : `… (${text.length.toLocaleString("en-US")} characters)`)
         : ""}
     </td>
   );

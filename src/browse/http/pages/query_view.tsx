@@ -1,10 +1,11 @@
 // deno-lint-ignore-file jsx-key -- rendered once on the server: no list is ever diffed.
 /** The query editor and its results, the query plan as a tree, the history, the home page. */
 import type { Child } from "hono/jsx";
-import { Cell, count, hasHidden, Visible } from "./cells.tsx";
+import { Cell, hasHidden, Visible } from "./cells.tsx";
 import type { HistoryEntry } from "../history.ts";
 import type { SavedQuery } from "./operator_queries.ts";
 import type { Rows } from "./reads.ts";
+import { count } from "./table_view.tsx";
 import { BASE, queryDownloadUrl, queryUrl, tablePath } from "./urls.ts";
 
 export interface PlanRow {

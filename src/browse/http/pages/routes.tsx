@@ -29,7 +29,6 @@ import {
   downloadQuery,
   keyOf,
   keyParts,
-  lastPageOf,
   pageQuery,
   type PageStart,
   quoteName,
@@ -170,7 +169,7 @@ export function mountPages(app: Hono, o: PagesOptions): void {
         ? paramsText(own.map((i) => bindable(row[2 * i], row[2 * i + 1])))
         : null
     );
-    const lastPage = lastPageOf(count, st.size);
+    const lastPage = count <= COUNT_LIMIT ? Math.max(1, Math.ceil(count / st.size)) : null;
     const p: TablePage = {
       info,
       state: { ...st, start },

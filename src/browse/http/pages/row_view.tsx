@@ -1,8 +1,8 @@
 /** One row: every value in full, its foreign keys followed, and the rows that reference it. */
-import { blobBytes, count, FullValue, isBlob, sizeText, Visible } from "./cells.tsx";
+import { blobBytes, FullValue, isBlob, sizeText, Visible } from "./cells.tsx";
 import type { ForeignKey } from "../../sql/introspect.ts";
 import type { TableInfo } from "./reads.ts";
-import { keysByColumn, rowsText, Tabs, Title } from "./table_view.tsx";
+import { rowsText, Tabs, Title } from "./table_view.tsx";
 import { cellUrl, equalsUrl, tablePath } from "./urls.ts";
 
 export interface Referrer {
@@ -22,7 +22,7 @@ export interface RowPage {
 
 export function RowView({ r }: { r: RowPage }) {
   const { info } = r;
-  const fkOf = keysByColumn(r.fks);
+  const fkOf = new Map(r.fks.filter((f) => f.single && f.to !== null).map((f) => [f.from, f]));
   return (
     <>
       <Title info={info} />
@@ -103,7 +103,7 @@ export function CellView(
         <Visible text={column} /> of row <code>{key}</code>
       </h2>
       <p>
-        {typeof value === "string" ? `${count(value.length)} characters · ` : ""}
+        {typeof value === "string" ? `${value.length.toLocaleString("en-US")} characters · ` : ""}
         <a href={cellUrl(info.name, key, column, true)} download>download</a>
       </p>
       <FullValue value={value} />

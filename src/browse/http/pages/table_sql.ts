@@ -63,11 +63,6 @@ export interface Statement {
 /** The largest count the view waits for: beyond it the page says "more than". */
 export const COUNT_LIMIT = 100_000;
 
-/** The number of the last page of `count` rows, when the count did not stop short. */
-export function lastPageOf(count: number, size: number): number | null {
-  return count <= COUNT_LIMIT ? Math.max(1, Math.ceil(count / size)) : null;
-}
-
 export function quoteName(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }

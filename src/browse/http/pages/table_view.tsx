@@ -1,16 +1,9 @@
 // deno-lint-ignore-file jsx-key -- rendered once on the server: no list is ever diffed.
 /** The rows of a table or view: sort, filters, paging, downloads, the SQL that ran. */
-import { Cell, type CellLinks, count, Visible } from "./cells.tsx";
+import { Cell, type CellLinks, Visible } from "./cells.tsx";
 import type { ForeignKey } from "../../sql/introspect.ts";
 import type { TableInfo } from "./reads.ts";
-import {
-  COUNT_LIMIT,
-  type Filter,
-  lastPageOf,
-  OPERATORS,
-  type Sort,
-  type Statement,
-} from "./table_sql.ts";
+import { COUNT_LIMIT, type Filter, OPERATORS, type Sort, type Statement } from "./table_sql.ts";
 import {
   cellUrl,
   downloadUrl,
@@ -44,9 +37,8 @@ export interface TablePage {
   fks: ForeignKey[];
 }
 
-/** The single-column foreign keys whose target is known, by their column: the links to follow. */
-export function keysByColumn(fks: readonly ForeignKey[]): Map<string, ForeignKey> {
-  return new Map(fks.filter((f) => f.single && f.to !== null).map((f) => [f.from, f]));
+export function count(n: number): string {
+  return n.toLocaleString("en-US");
 }
 
 /** "99,812 rows", or "more than 100,000 rows" when the count stopped. */
@@ -157,7 +149,7 @@ function Pager({ p }: { p: TablePage }) {
   const base = { sort: state.sort, filters: state.filters, size: state.size };
   const url = (extra: Partial<Parameters<typeof tableUrl>[1]>) =>
     tableUrl(info.name, { ...base, ...extra }, p.defaultSize);
-  const lastPage = lastPageOf(p.count, state.size);
+  const lastPage = p.count <= COUNT_LIMIT ? Math.max(1, Math.ceil(p.count / state.size)) : null;
   const keyed = info.shape.key.kind !== "none";
   const prev = !p.hasPrev
     ? null
@@ -237,7 +229,7 @@ function hiddenState(state: TableState, defaultSize: number) {
 
 export function TableView({ p }: { p: TablePage }) {
   const { info, state } = p;
-  const fkOf = keysByColumn(p.fks);
+  const fkOf = new Map(p.fks.filter((f) => f.single && f.to !== null).map((f) => [f.from, f]));
   const sortLink = (column: string) =>
     tableUrl(info.name, {
       sort: nextSort(state.sort, column),
