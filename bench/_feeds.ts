@@ -3,7 +3,7 @@
  * process of its own, the config file that points courier at it, the side processes that run a
  * measured round per line read, and the statistics they print.
  */
-import { stringify } from "yaml";
+import { dump as stringify } from "js-yaml";
 import type { FeedSettings } from "../src/config/types.ts";
 import { linesOf } from "./_once_side.ts";
 

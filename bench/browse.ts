@@ -18,9 +18,9 @@
  * 4 clients loop runaway queries. `deno run -A bench/browse.ts limits` runs part 2 alone
  * (BENCH_BROWSE_LIMITS=0 skips it after part 1).
  */
-import Database from "libsql";
+import Database from "npm:libsql@0.5.29";
 import { startBrowser } from "../src/browse/http/server.ts";
-import { SERVER_V8_FLAGS } from "../src/cli/browse_v8.ts";
+import { courierArgs, PRODUCT_ENV, PRODUCT_V8_FLAGS } from "../tests/support/product.ts";
 
 const ROWS = 100_000;
 const SECONDS = 2;
@@ -347,22 +347,9 @@ function freePort(): number {
 
 /** `courier browse DB` as a user starts it, reading the address from its first line. */
 async function startCourier(db: string): Promise<Server> {
-  const main = new URL("../main.ts", import.meta.url);
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      main.href,
-      "browse",
-      db,
-      "--port",
-      "0",
-      "--max-rows",
-      "10000",
-      "--timeout",
-      "30s",
-    ],
+    args: courierArgs("browse", db, "--port", "0", "--max-rows", "10000", "--timeout", "30s"),
+    env: PRODUCT_ENV,
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -701,10 +688,10 @@ export async function run(): Promise<void> {
   }
   if (Deno.env.get("BENCH_BROWSE_LIMITS") === "0") return;
   // In a fresh process: part 2 reads this process's own RSS, which part 1 has grown. It runs
-  // the server in that process, so it gets the V8 flags `courier browse` restarts itself with.
+  // the server in that process, so it gets the V8 flags `courier browse` starts with.
   const part2 = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", new URL(import.meta.url).pathname, "limits"],
-    env: { DENO_V8_FLAGS: SERVER_V8_FLAGS },
+    env: { ...PRODUCT_ENV, DENO_V8_FLAGS: PRODUCT_V8_FLAGS },
     stdout: "inherit",
     stderr: "inherit",
   }).output();

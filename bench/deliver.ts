@@ -12,7 +12,7 @@ import type { FeedSettings } from "../src/config/types.ts";
 import { readFeed } from "../src/feeds/read.ts";
 import { runOnce } from "../src/forward/once.ts";
 import { createLogger } from "../src/log/logger.ts";
-import { Secret } from "../src/log/secret.ts";
+import { Secret } from "../src/secrets/secret.ts";
 import { BotApi } from "../src/messenger/bot_api.ts";
 import { startFakeBotApi } from "../tests/support/fake_bot_api.ts";
 import { startFeedServer } from "../tests/support/once_feeds.ts";

@@ -27,11 +27,11 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import type { FeedSettings } from "../src/config/types.ts";
-import { rfc3339 } from "../src/store/last_success.ts";
+import { formatRfc3339 } from "../src/time/rfc3339.ts";
 import { ENTRIES, interleave, median, ms, Side, startFeedServer, writeConfig } from "./_feeds.ts";
 import { benchFeeds, linesOf } from "./_once_side.ts";
+import { courierArgs, PRODUCT_ENV } from "../tests/support/product.ts";
 
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 const FORWARD_SIDE = new URL("./_forward_side.ts", import.meta.url).pathname;
 const ONCE_SIDE = new URL("./_once_side.ts", import.meta.url).pathname;
 
@@ -90,7 +90,8 @@ class ForwardProcess {
 
   constructor(config: string, messengerApi = "http://127.0.0.1:9") {
     this.#child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", MAIN, "forward", "-c", config, "--messenger-api", messengerApi],
+      args: courierArgs("forward", "-c", config, "--messenger-api", messengerApi),
+      env: PRODUCT_ENV,
       stdin: "null",
       stdout: "null",
       stderr: "piped",
@@ -183,7 +184,7 @@ async function idle(): Promise<void> {
     await writeConfig(config, `${dir}/data`, feeds);
     // Every feed succeeded after its latest slot (1 January 00:00): no catch-up at start.
     await Deno.mkdir(`${dir}/data`, { recursive: true });
-    const now = rfc3339(new Date());
+    const now = formatRfc3339(new Date(), { wholeSeconds: true });
     await Deno.writeTextFile(
       `${dir}/data/last_success.yml`,
       feeds.map((f) => `${f.name}: ${now}\n`).join(""),

@@ -25,6 +25,7 @@
  * against a fetch loop, each warm in a process of its own) are printed beside them as a
  * diagnosis: the difference between the two is courier's start-up.
  */
+import { courierArgs } from "../tests/support/product.ts";
 import { ENTRIES, interleave, median, ms, Side, startFeedServer, writeConfig } from "./_feeds.ts";
 import { benchFeeds } from "./_once_side.ts";
 import { hranaMissing, startHrana } from "../tests/support/hrana_server.ts";
@@ -34,7 +35,6 @@ const FEEDS = 500;
 const ROUNDS = 41;
 const PROCESS_ROUNDS = 11;
 const CONCURRENCY = 8;
-const MAIN = new URL("../main.ts", import.meta.url).pathname;
 
 /**
  * The bare baseline as a whole process of its own: a tiny script run the way courier is
@@ -196,8 +196,10 @@ async function measure(variant: Variant, node: string | null): Promise<void> {
       Deno.execPath(),
       ["run", "-A", "--quiet", ...args],
     ];
-    const courierOnce = (config: string) =>
-      denoRun(MAIN, "once", "-c", config, "--messenger-api", "http://127.0.0.1:9");
+    const courierOnce = (config: string): [string, string[]] => [
+      Deno.execPath(),
+      courierArgs("once", "-c", config, "--messenger-api", "http://127.0.0.1:9"),
+    ];
     const commands: Record<string, [string, string[]]> = {
       courier: courierOnce(`${dir}/config.yml`),
       bare: denoRun(`${dir}/bare.mjs`, `${dir}/urls.json`),

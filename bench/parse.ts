@@ -11,6 +11,7 @@
  * (13.9 MB), the sizes issue 14 measured.
  * Run alone with `deno run -A bench/parse.ts`.
  */
+import { courierArgs } from "../tests/support/product.ts";
 import { parseFeed } from "../src/feeds/parse.ts";
 
 const RSS_ITEMS = 19_000;
@@ -186,7 +187,7 @@ function sides(file: string): Side[] {
   return [
     {
       name: "courier",
-      command: [Deno.execPath(), "run", "-A", here("../main.ts"), "preview", file, "--json"],
+      command: [Deno.execPath(), ...courierArgs("preview", file, "--json")],
     },
     {
       name: "rss-parser",

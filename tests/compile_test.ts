@@ -8,6 +8,12 @@ import { smokeTest } from "./support/binary_smoke.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 
+/** The binary's V8 flags, as deno.json's compile task gives them. */
+function binaryV8Flags(): string[] {
+  const task = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json"))).tasks.compile as string;
+  return task.split(" ").filter((arg) => arg.startsWith("--v8-flags="));
+}
+
 function denortAvailable(): string | null {
   const explicit = Deno.env.get("DENORT_BIN");
   if (explicit) return `DENORT_BIN=${explicit}`;
@@ -37,7 +43,7 @@ Deno.test({
   async fn() {
     const out = join(await Deno.makeTempDir(), "courier");
     const compile = await new Deno.Command(Deno.execPath(), {
-      args: ["compile", "--allow-all", "--output", out, "main.ts"],
+      args: ["compile", "--allow-all", ...binaryV8Flags(), "--output", out, "main.ts"],
       cwd: ROOT,
       stdout: "piped",
       stderr: "piped",

@@ -5,7 +5,7 @@
  * real `courier forward`, and compose's way of giving the token.
  */
 import assert from "node:assert/strict";
-import { parse } from "yaml";
+import { parse } from "./support/yaml.ts";
 import { closedPort } from "./support/hostile_servers.ts";
 import { runCli } from "./support/cli.ts";
 import { startFakeBotApi } from "./support/fake_bot_api.ts";
@@ -62,7 +62,7 @@ Deno.test("Dockerfile: built from the pinned Deno with the release's commands", 
   assert.match(ref.digest ?? "", /^sha256:[a-f0-9]{64}$/, "pinned by digest too");
   const run = all("RUN", 0).join(" && ");
   assert.match(run, /deno install --frozen/);
-  assert.match(run, /deno compile --allow-all --output \/out\/courier main\.ts/);
+  assert.match(run, /deno compile --allow-all --v8-flags=\S+ --output \/out\/courier main\.ts/);
   assert.match(run, /\/out\/courier --version/, "the binary runs before it is shipped");
 });
 
@@ -87,7 +87,7 @@ Deno.test("Dockerfile: small, non-root, /data, a HEALTHCHECK on /healthz, forwar
   );
   assert.deepEqual(JSON.parse(one("ENTRYPOINT")), ["/usr/local/bin/courier"]);
   assert.deepEqual(JSON.parse(one("CMD")), ["forward", "--metrics", ":9464"]);
-  assert.equal(one("ENV"), "COURIER_CONFIG=/etc/courier/config.yml");
+  assert.equal(one("ENV"), "COURIER_CONFIG=/etc/courier/config.yml MALLOC_ARENA_MAX=2");
 });
 
 Deno.test("Dockerfile: what it copies exists and .dockerignore lets it through", async () => {

@@ -4,7 +4,7 @@
  * tests, published with SHA-256 sums.
  */
 import assert from "node:assert/strict";
-import { parse } from "yaml";
+import { parse } from "./support/yaml.ts";
 
 const WORKFLOW = new URL("../.github/workflows/release.yml", import.meta.url);
 
@@ -60,7 +60,10 @@ Deno.test("release workflow: one binary per target, built and smoke-tested on it
   }
   assert.equal(build["runs-on"], "${{ matrix.runner }}");
   const script = runs(build);
-  assert.match(script, /deno compile --allow-all --target "\$\{\{ matrix\.target \}\}"/);
+  assert.match(
+    script,
+    /deno compile --allow-all --v8-flags=\S+ --target "\$\{\{ matrix\.target \}\}"/,
+  );
   assert.match(script, /deno run --allow-all tests\/support\/binary_smoke\.ts "\$BIN"/);
   assert.ok(
     script.indexOf("binary_smoke.ts") > script.indexOf("deno compile"),

@@ -1,19 +1,10 @@
 import { isRemote, localPath } from "../browse/sql/db_url.ts";
 import { accessProblem } from "../browse/http/security.ts";
 import { BrowseError, startBrowser } from "../browse/http/server.ts";
-import { redactUrl } from "../log/secret.ts";
-import { readSecretFile, SecretFileError } from "../log/secret_file.ts";
-import { execWithServerFlags } from "./browse_v8.ts";
-import { parseCommandArgs, parsePositiveInt } from "./args.ts";
+import { redactUrl } from "../secrets/secret.ts";
+import { readSecretFile, SecretFileError } from "../secrets/secret_file.ts";
+import { parseCommandArgs, parseDuration, parsePositiveInt } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
-
-/** "5s", "500ms", "2m", or a bare number of seconds → milliseconds. */
-export function parseDuration(value: string): number | null {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
-  if (!m) return null;
-  const n = Number(m[1]) * (m[2] === "ms" ? 1 : m[2] === "m" ? 60_000 : 1000);
-  return n >= 1 && Number.isFinite(n) ? Math.round(n) : null;
-}
 
 /** What browse opens: the database and the auth token of a remote one. */
 interface Target {
@@ -115,7 +106,7 @@ export async function run(argv: string[]): Promise<number> {
     throw new UsageError(`courier browse: --port must be 0-65535, got "${values.port}"`);
   }
   const timeoutMs = parseDuration(values.timeout);
-  if (timeoutMs === null) {
+  if (timeoutMs === null || timeoutMs < 1) {
     throw new UsageError(
       `courier browse: --timeout must be a duration like 500ms, 5s or 1m, got "${values.timeout}"`,
     );
@@ -157,9 +148,6 @@ export async function run(argv: string[]): Promise<number> {
     }
     label = path.split(/[\\/]/).pop() ?? path;
   }
-  // Every check above has passed (their errors come from this process, once); nothing has
-  // started yet. Returns only when the process is kept as it is.
-  execWithServerFlags();
   let running;
   try {
     running = await startBrowser({

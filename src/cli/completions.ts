@@ -15,5 +15,5 @@ or save it where the shell looks for completions (e.g.
 
 Exit codes: 0 printed, 2 usage error (an unknown shell).`,
   // The implementation is loaded only when this command runs.
-  run: async (argv) => (await import("./completions_run.ts")).run(argv),
+  run: async (argv, { commands }) => (await import("./completions_run.ts")).run(argv, commands),
 };

@@ -5,7 +5,6 @@
  */
 import { LEVELS } from "../log/logger.ts";
 import type { Command } from "./command.ts";
-import { COMMANDS } from "./commands.ts";
 import { parseCommandArgs } from "./args.ts";
 import { UsageError } from "./errors.ts";
 import { GLOBAL_OPTIONS_HELP, type HelpOption, helpOptions } from "./help.ts";
@@ -215,7 +214,7 @@ const SCRIPTS: Record<Shell, (commands: readonly Command[]) => string> = {
 };
 
 /** `courier completions SHELL`. */
-export function run(argv: string[]): Promise<number> {
+export function run(argv: string[], commands: readonly Command[]): Promise<number> {
   const { positionals } = parseCommandArgs("completions", argv, {}, true);
   const shell = positionals[0];
   if (positionals.length !== 1 || !SHELLS.includes(shell as Shell)) {
@@ -225,6 +224,6 @@ export function run(argv: string[]): Promise<number> {
       }`,
     );
   }
-  Deno.stdout.writeSync(new TextEncoder().encode(SCRIPTS[shell as Shell](COMMANDS)));
+  Deno.stdout.writeSync(new TextEncoder().encode(SCRIPTS[shell as Shell](commands)));
   return Promise.resolve(0);
 }

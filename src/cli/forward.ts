@@ -1,8 +1,6 @@
 import { DEFAULT_MESSENGER_API } from "../messenger/default_api.ts";
 import type { Command } from "./command.ts";
-import { DEFAULT_CONCURRENCY } from "./once.ts";
-
-export const DEFAULT_GRACE_S = 30;
+import { DEFAULT_CONCURRENCY, DEFAULT_GRACE_S } from "./defaults.ts";
 
 export const forwardCommand: Command = {
   name: "forward",
@@ -51,5 +49,5 @@ holds the data directory, the metrics address is taken), 2 usage or config error
 directory that cannot be created (not restarted by the shipped unit), 130/143 a second
 SIGINT/SIGTERM.`,
   // The implementation (and its dependencies) is loaded only when this command runs.
-  run: async (argv) => (await import("./forward_run.ts")).run(argv),
+  run: async (argv, { logFormat }) => (await import("./forward_run.ts")).run(argv, logFormat),
 };

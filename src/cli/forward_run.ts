@@ -19,13 +19,11 @@ import { ForwardMetrics } from "../forward/metrics.ts";
 import { Runtime } from "../forward/runtime.ts";
 import { openNotifier, watchdogInterval } from "../forward/sd_notify.ts";
 import { realClock } from "../time/clock.ts";
-import { type Logger, stderrLogger } from "../log/logger.ts";
-import { burstLogger } from "../log/bursts.ts";
-import { parseCommandArgs } from "./args.ts";
-import { execWithServerFlags, FORWARD_ENV, FORWARD_V8_FLAGS } from "./browse_v8.ts";
+import { type LogFormat, type Logger, stderrLogger } from "../log/logger.ts";
+import { burstLogger } from "../forward/bursts.ts";
+import { parseCommandArgs, parseDuration } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
-import { collectGarbage } from "../forward/collect_garbage.ts";
-import { DEFAULT_GRACE_S } from "./forward.ts";
+import { DEFAULT_GRACE_S } from "./defaults.ts";
 import { readRunFlags, RUN_OPTIONS } from "./run_flags.ts";
 import { onStopSignals, type StopSignal } from "./signals.ts";
 
@@ -37,25 +35,25 @@ const HEALTH_SLACK_MS = 30_000;
 
 function parseGrace(value: string | undefined): number {
   if (value === undefined) return DEFAULT_GRACE_S * 1000;
-  const seconds = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || !Number.isFinite(seconds)) {
+  const ms = parseDuration(value);
+  if (ms === null) {
     throw new UsageError(
       `courier forward: --grace must be a number of seconds >= 0, got "${value}"`,
     );
   }
-  return seconds * 1000;
+  return ms;
 }
 
 /** `--fetch-timeout SECONDS`: the time limit of one feed URL's request, body included. */
 function parseFetchTimeout(value: string | undefined): number {
   if (value === undefined) return DEFAULT_TIMEOUT_MS;
-  const seconds = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || !(seconds > 0)) {
+  const ms = parseDuration(value);
+  if (ms === null || ms === 0) {
     throw new UsageError(
       `courier forward: --fetch-timeout must be a number of seconds > 0, got "${value}"`,
     );
   }
-  return seconds * 1000;
+  return ms;
 }
 
 /** Settings a running process cannot take without a restart, with their config key. */
@@ -68,7 +66,7 @@ const RESTART_ONLY: [keyof Settings, string][] = [
 
 const list = (names: string[]) => names.length === 0 ? "none" : names.join(",");
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], logFormat?: LogFormat): Promise<number> {
   const { values } = parseCommandArgs("forward", argv, {
     ...RUN_OPTIONS,
     grace: { type: "string" },
@@ -89,12 +87,9 @@ export async function run(argv: string[]): Promise<number> {
       throw error;
     }
   }
-  // Before the config is read (its parse is the start-up's peak) and before anything is
-  // printed: returns only when the process is kept as it was started.
-  execWithServerFlags(FORWARD_V8_FLAGS, FORWARD_ENV);
   let settings = await loadSettings(flags.configPath);
   // Bursts of one warning (thousands of feeds saying the same) are one line with a count.
-  const logger = burstLogger(stderrLogger(undefined, flags.logLevel), realClock);
+  const logger = burstLogger(stderrLogger(logFormat, flags.logLevel), realClock);
   for (const warning of settings.warnings ?? []) logger.warn(warning);
   const metrics = new ForwardMetrics();
 
@@ -175,12 +170,8 @@ export async function run(argv: string[]): Promise<number> {
     await stopSystemd.ready(`forwarding ${settings.feeds.length} feeds`);
     reloads = new Reloads(logger, async () => {
       settings = await reload(settings, flags.configPath, runtime, loop, logger) ?? settings;
-      collectGarbage();
     });
     logger.info("forwarding", { feeds: settings.feeds.length, pid: Deno.pid });
-    // The config's parse left its garbage behind (tens of MB for thousands of feeds): give it
-    // back now rather than after V8's idle heuristics, the process lives on for months.
-    collectGarbage();
     if (reloadAsked) reloads.request();
 
     const signal = await stopped;

@@ -3,6 +3,7 @@
  * completion scripts and the man page are generated from these, so none of them can drift from
  * what `--help` says.
  */
+import { suggest } from "../config/suggest.ts";
 import { VERSION } from "../version.ts";
 import type { Command } from "./command.ts";
 
@@ -50,4 +51,23 @@ export function helpOptions(help: string): HelpOption[] {
     options.push(option);
   }
   return options;
+}
+
+/** One line for a word that is no command, with the likely one when it looks like a typo. */
+export function unknownCommand(name: string, commands: readonly Command[]): string {
+  // What other tools print their version with.
+  if (name === "version" || name === "-v" || name === "-version") {
+    return `courier: unknown ${name.startsWith("-") ? "option" : "command"} ${
+      name.startsWith("-") ? name : `"${name}"`
+    }; did you mean --version? (see 'courier --help')`;
+  }
+  if (name.startsWith("-")) {
+    const hint = suggest(name.replace(/^-+/, ""), ["help", "version", "log-format"]);
+    return `courier: unknown option ${name}${hint ? `; did you mean --${hint}?` : ""} ` +
+      "(options go after the command; see 'courier --help')";
+  }
+  const hint = suggest(name, [...commands.map((c) => c.name), "help", "version"]);
+  const shown = hint === "version" ? "--version" : `"${hint}"`;
+  return `courier: unknown command "${name}"${hint ? `; did you mean ${shown}?` : ""} ` +
+    "(see 'courier --help')";
 }

@@ -1,12 +1,11 @@
-import { COMMANDS } from "./commands.ts";
+import type { RunContext } from "./command.ts";
 import { parseCommandArgs } from "./args.ts";
 import { UsageError } from "./errors.ts";
-import { topHelp } from "./help.ts";
+import { topHelp, unknownCommand } from "./help.ts";
 import { manPage } from "./man.ts";
-import { unknownCommand } from "./main.ts";
 
 /** `courier help [COMMAND] [--man]`: a command's help, or all of it as a man page. */
-export function run(argv: string[]): Promise<number> {
+export function run(argv: string[], { commands }: RunContext): Promise<number> {
   const { values, positionals } = parseCommandArgs("help", argv, {
     man: { type: "boolean" },
   }, true);
@@ -15,16 +14,16 @@ export function run(argv: string[]): Promise<number> {
   }
   if (values.man) {
     if (positionals.length > 0) throw new UsageError("courier help: --man covers every command");
-    console.log(manPage(COMMANDS));
+    console.log(manPage(commands));
     return Promise.resolve(0);
   }
   const name = positionals[0];
   if (name === undefined) {
-    console.log(topHelp(COMMANDS));
+    console.log(topHelp(commands));
     return Promise.resolve(0);
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) throw new UsageError(unknownCommand(name));
+  const command = commands.find((c) => c.name === name);
+  if (!command) throw new UsageError(unknownCommand(name, commands));
   console.log(command.help);
   return Promise.resolve(0);
 }

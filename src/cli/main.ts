@@ -1,15 +1,17 @@
 import { VERSION } from "../version.ts";
-import { suggest } from "../config/suggest.ts";
-import { topHelp } from "./help.ts";
+import { topHelp, unknownCommand } from "./help.ts";
 import { COMMANDS } from "./commands.ts";
+import type { RunContext } from "./command.ts";
+import type { LogFormat } from "../log/logger.ts";
 import { exitCodeOf, UsageError, UserError } from "./errors.ts";
 
 /**
  * Takes `--log-format` out of argv wherever it stands, so every subcommand honours it without
- * declaring it, and exports it for the loggers the commands create.
+ * declaring it; the format goes to the command with its arguments.
  */
-function extractLogFormat(argv: string[]): string[] {
+function extractLogFormat(argv: string[]): { rest: string[]; format: LogFormat | undefined } {
   const rest: string[] = [];
+  let format: LogFormat | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     let value: string | undefined;
@@ -22,35 +24,17 @@ function extractLogFormat(argv: string[]): string[] {
     if (value !== "text" && value !== "json") {
       throw new UserError(`courier: --log-format must be "text" or "json", got "${value ?? ""}"`);
     }
-    Deno.env.set("COURIER_LOG_FORMAT", value);
+    format = value;
   }
-  return rest;
-}
-
-/** One line for a word that is no command, with the likely one when it looks like a typo. */
-export function unknownCommand(name: string): string {
-  // What other tools print their version with.
-  if (name === "version" || name === "-v" || name === "-version") {
-    return `courier: unknown ${name.startsWith("-") ? "option" : "command"} ${
-      name.startsWith("-") ? name : `"${name}"`
-    }; did you mean --version? (see 'courier --help')`;
-  }
-  if (name.startsWith("-")) {
-    const hint = suggest(name.replace(/^-+/, ""), ["help", "version", "log-format"]);
-    return `courier: unknown option ${name}${hint ? `; did you mean --${hint}?` : ""} ` +
-      "(options go after the command; see 'courier --help')";
-  }
-  const hint = suggest(name, [...COMMANDS.map((c) => c.name), "help", "version"]);
-  const shown = hint === "version" ? "--version" : `"${hint}"`;
-  return `courier: unknown command "${name}"${hint ? `; did you mean ${shown}?` : ""} ` +
-    "(see 'courier --help')";
+  return { rest, format };
 }
 
 /** Runs the CLI and resolves to the exit code; user errors become one line on stderr. */
 export async function main(argv: string[]): Promise<number> {
   let commandName = "";
   try {
-    const args = extractLogFormat(argv);
+    const { rest: args, format: logFormat } = extractLogFormat(argv);
+    const context: RunContext = { commands: COMMANDS, logFormat };
     const [name, ...rest] = args;
     commandName = name ?? "";
     if (name === undefined) {
@@ -63,18 +47,18 @@ export async function main(argv: string[]): Promise<number> {
       console.log(topHelp(COMMANDS));
       return 0;
     }
-    if (name === "help") return await (await import("./help_run.ts")).run(rest);
+    if (name === "help") return await (await import("./help_run.ts")).run(rest, context);
     if (name === "--version" || name === "-V") {
       console.log(`courier ${VERSION}`);
       return 0;
     }
     const command = COMMANDS.find((c) => c.name === name);
-    if (!command) throw new UsageError(unknownCommand(name));
+    if (!command) throw new UsageError(unknownCommand(name, COMMANDS));
     if (rest.includes("--help") || rest.includes("-h")) {
       console.log(command.help);
       return 0;
     }
-    return await command.run(rest);
+    return await command.run(rest, context);
   } catch (error) {
     if (error instanceof UserError) {
       console.error(error.message);

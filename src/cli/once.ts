@@ -1,7 +1,6 @@
 import { DEFAULT_MESSENGER_API } from "../messenger/default_api.ts";
 import type { Command } from "./command.ts";
-
-export const DEFAULT_CONCURRENCY = 8;
+import { DEFAULT_CONCURRENCY } from "./defaults.ts";
 
 export const onceCommand: Command = {
   name: "once",
@@ -40,5 +39,5 @@ Exit codes: 0 every feed succeeded, 1 a feed or a delivery failed (or another co
 the data directory), 2 usage or config error or a data directory that cannot be created,
 130/143 stopped by SIGINT/SIGTERM.`,
   // The implementation (and its dependencies) is loaded only when this command runs.
-  run: async (argv) => (await import("./once_run.ts")).run(argv),
+  run: async (argv, { logFormat }) => (await import("./once_run.ts")).run(argv, logFormat),
 };

@@ -6,7 +6,7 @@ import { runOnce } from "../forward/once.ts";
 import { Runtime } from "../forward/runtime.ts";
 import { selectFeeds } from "../forward/select_feeds.ts";
 import { formatProgress, formatSummary, summaryWanted } from "../forward/summary.ts";
-import { errorLine, stderrLogger } from "../log/logger.ts";
+import { errorLine, type LogFormat, stderrLogger } from "../log/logger.ts";
 import { parseCommandArgs } from "./args.ts";
 import { readRunFlags, RUN_OPTIONS } from "./run_flags.ts";
 import { EXIT_CODE, onStopSignals, type StopSignal } from "./signals.ts";
@@ -56,7 +56,7 @@ function progressLine(total: number) {
 }
 
 /** `courier once`: loaded by onceCommand.run only when the command runs. */
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], logFormat?: LogFormat): Promise<number> {
   const { values } = parseCommandArgs("once", argv, {
     ...RUN_OPTIONS,
     feed: { type: "string", multiple: true },
@@ -67,7 +67,7 @@ export async function run(argv: string[]): Promise<number> {
   const settings = await loadSettings(configPath, { token: !dryRun });
   const feeds = selectFeeds("once", settings, values.feed ?? []);
   const progress = progressLine(feeds.length);
-  const logger = stderrLogger(undefined, logLevel, progress);
+  const logger = stderrLogger(logFormat, logLevel, progress);
   for (const warning of settings.warnings ?? []) logger.warn(warning);
 
   const runtime = await Runtime.open({

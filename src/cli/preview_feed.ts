@@ -4,10 +4,10 @@
  * with --feed; nothing is sent and nothing is recorded.
  */
 import type { FeedSettings } from "../config/types.ts";
-import { formatRfc3339 } from "../feeds/dates.ts";
+import { formatRfc3339 } from "../time/rfc3339.ts";
 import { type EntryOutcome, entryOutcomes } from "../forward/messages.ts";
 import { UsageError, UserError } from "./errors.ts";
-import { entryLines, headline, type Preview } from "./preview_run.ts";
+import { entryLines, headline, type Preview } from "./preview_view.ts";
 
 /** The feed named `name` in the config at `configPath`; a usage error when there is none. */
 export async function feedFromConfig(configPath: string, name: string): Promise<FeedSettings> {

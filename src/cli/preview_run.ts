@@ -1,23 +1,17 @@
-import { absolutePath } from "../config/paths.ts";
-import type { FeedSettings, FeedType } from "../config/types.ts";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { FeedSettings } from "../config/types.ts";
+import type { FeedType } from "../model/feed_type.ts";
 // The parser's own modules: a file needs no fetching, and feeds/read.ts brings the HTTP stack
 // with it (see preview_url.ts).
-import { formatRfc3339 } from "../feeds/dates.ts";
-import type { Entry } from "../feeds/entry.ts";
 import { FeedError } from "../feeds/errors.ts";
-import { type FeedFormat, typeMismatch } from "../feeds/format.ts";
+import { typeMismatch } from "../feeds/format.ts";
 import { orderEntries } from "../feeds/merge.ts";
 import { type ParsedFeed, parseFeed } from "../feeds/parse.ts";
 import { fileReadProblem } from "../log/file_error.ts";
 import { parseCommandArgs } from "./args.ts";
+import { type Preview, renderText, writeJson } from "./preview_view.ts";
 import { UsageError, UserError } from "./errors.ts";
-
-export interface Preview {
-  format: FeedFormat | null;
-  title: string | null;
-  entries: Entry[];
-  warnings: string[];
-}
 
 function readFileBytes(path: string): Uint8Array {
   try {
@@ -50,25 +44,9 @@ function readWhole(path: string): Uint8Array {
   }
 }
 
-const percentEncoded = (c: string) =>
-  `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`;
-
-/**
- * The file: URL of a local path, as node's pathToFileURL(resolve(path)) gives it, without
- * loading node:url (a few milliseconds of every preview's start-up). Windows paths (drive
- * letters, UNC, backslashes) take node's own rules, loaded only there.
- */
-export async function fileUrlOf(path: string): Promise<string> {
-  const absolute = absolutePath(path, Deno.cwd());
-  if (Deno.build.os === "windows") {
-    const { pathToFileURL } = await import("node:url");
-    return pathToFileURL(absolute).href;
-  }
-  const url = new URL("file:///");
-  // The URL parser resolves "." and ".." and encodes most characters; node also encodes these.
-  url.pathname = absolute.replace(/\/+/g, "/").replace(/[%\\\n\r\t[\]^|~]/g, percentEncoded);
-  // resolve() leaves no trailing slash (a directory, which reading reports anyway).
-  return url.href.length > 8 && url.href.endsWith("/") ? url.href.slice(0, -1) : url.href;
+/** The file: URL of a local path, against the working directory. */
+export function fileUrlOf(path: string): string {
+  return pathToFileURL(resolve(path)).href;
 }
 
 /** Parses the file; summaries are shown only through a feed's filter and template. */
@@ -77,12 +55,12 @@ function parseFile(path: string, url: string, summaries: boolean): ParsedFeed {
   return parseFeed(readFileBytes(path), url, null, { summaries });
 }
 
-async function previewFile(
+function previewFile(
   path: string,
   type: FeedType | undefined,
   summaries = false,
-): Promise<Preview> {
-  const url = await fileUrlOf(path);
+): Preview {
+  const url = fileUrlOf(path);
   try {
     const parsed = parseFile(path, url, summaries);
     const mismatch = type ? typeMismatch(parsed.format, type) : null;
@@ -96,76 +74,6 @@ async function previewFile(
     if (error instanceof FeedError) throw new FeedError(path, error.reason);
     throw error;
   }
-}
-
-/** The first line: the feed's title, format and how many entries it has. */
-export function headline(preview: Preview): string {
-  const count = `${preview.entries.length} entr${preview.entries.length === 1 ? "y" : "ies"}`;
-  return `${preview.title ?? "(untitled feed)"} (${preview.format}, ${count})`;
-}
-
-/** An entry's lines (after a blank one), numbered from 1 by `i`. */
-export function entryLines(entry: Entry, i: number): string[] {
-  return [
-    "",
-    `${i + 1}. ${entry.title || "(untitled)"}`,
-    `   link: ${entry.link ?? "(none)"}`,
-    `   date: ${entry.published ? formatRfc3339(entry.published) : "(none)"}`,
-    `   id:   ${entry.id}`,
-  ];
-}
-
-function renderText(preview: Preview): string {
-  const lines = [headline(preview)];
-  preview.entries.forEach((entry, i) => lines.push(...entryLines(entry, i)));
-  return lines.join("\n");
-}
-
-/**
- * Writes `{"format", "title", "entries"}` as JSON.stringify(value, null, 2) would, one entry at
- * a time in chunks, so a large feed's output is never one string (nor its bytes) in memory.
- */
-function writeJson(preview: Preview): void {
-  const encoder = new TextEncoder();
-  // Pieces joined once per chunk: appending to one string built a tree of joins that encoding
-  // then had to flatten, twice the time.
-  let parts = [
-    `{\n  "format": ${JSON.stringify(preview.format)},\n  "title": ${
-      JSON.stringify(preview.title)
-    }`,
-    ',\n  "entries": [',
-  ];
-  let size = 0;
-  const flush = () => {
-    const bytes = encoder.encode(parts.join(""));
-    for (let written = 0; written < bytes.length;) {
-      written += Deno.stdout.writeSync(bytes.subarray(written));
-    }
-    parts = [];
-    size = 0;
-  };
-  preview.entries.forEach((e, i) => {
-    const id = JSON.stringify(e.id);
-    const link = JSON.stringify(e.link);
-    const title = JSON.stringify(e.title);
-    // A date's text has nothing to escape.
-    const published = e.published ? `"${formatRfc3339(e.published)}"` : "null";
-    parts.push(
-      i === 0 ? '\n    {\n      "id": ' : ',\n    {\n      "id": ',
-      id,
-      ',\n      "link": ',
-      link,
-      ',\n      "title": ',
-      title,
-      ',\n      "published": ',
-      published,
-      "\n    }",
-    );
-    size += id.length + link.length + title.length + published.length;
-    if (size >= 65536) flush();
-  });
-  parts.push(preview.entries.length ? "\n  ]\n}\n" : "]\n}\n");
-  flush();
 }
 
 /** `courier preview`: loaded by previewCommand.run only when the command runs. */
@@ -209,7 +117,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     preview = isUrl
       ? await (await import("./preview_url.ts")).previewUrl(source, type, proxy)
-      : await previewFile(source, type, feed !== null);
+      : previewFile(source, type, feed !== null);
   } catch (error) {
     if (error instanceof FeedError) throw new UserError(`courier preview: ${error.message}`, 1);
     throw error;

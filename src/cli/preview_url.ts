@@ -1,10 +1,10 @@
-import type { FeedType } from "../config/types.ts";
+import type { FeedType } from "../model/feed_type.ts";
 import { typeMismatch } from "../feeds/format.ts";
 import { readFeed } from "../feeds/read.ts";
 import { openProxyClient } from "../net/client.ts";
 import { parseProxy, ProxyError } from "../net/proxy.ts";
 import { UsageError } from "./errors.ts";
-import type { Preview } from "./preview_run.ts";
+import type { Preview } from "./preview_view.ts";
 
 /** `--proxy` as the config takes it ("" = direct); its errors never show the password. */
 function proxySpec(value: string | undefined) {

@@ -4,11 +4,11 @@
  */
 import { configPathFrom } from "../config/load.ts";
 import { type Level, levelFrom, LEVELS } from "../log/logger.ts";
-import { redactUrl } from "../log/secret.ts";
+import { redactUrl } from "../secrets/secret.ts";
 import { DEFAULT_MESSENGER_API } from "../messenger/bot_api.ts";
 import { parsePositiveInt } from "./args.ts";
 import { UsageError } from "./errors.ts";
-import { DEFAULT_CONCURRENCY } from "./once.ts";
+import { DEFAULT_CONCURRENCY } from "./defaults.ts";
 
 export const RUN_OPTIONS = {
   config: { type: "string", short: "c" },

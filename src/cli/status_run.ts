@@ -77,7 +77,7 @@ export async function run(argv: string[]): Promise<number> {
       ? { holder: lease.holder, expiresAt: new Date(now.getTime() + lease.remainingMs) }
       : null;
   };
-  // Many feeds share a few schedules, and each Cron built costs ~50 us.
+  // Many feeds share a few schedules: one Cron each.
   const nextRuns = new Map<string, Date | null>();
   const nextRun = (cron: string) => {
     if (!nextRuns.has(cron)) nextRuns.set(cron, nextCronRun(cron, now));

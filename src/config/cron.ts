@@ -4,8 +4,7 @@ const OPTIONS = { mode: "5-part", paused: true } as const;
 
 /**
  * Why `expression` is not a usable five-field cron expression, or null when it is. Remembered
- * per expression: a config repeats a few schedules over many feeds, and building a Cron costs
- * ~50 us.
+ * per expression: a config repeats a few schedules over many feeds.
  */
 export function cronProblem(expression: string): string | null {
   let problem = problems.get(expression);

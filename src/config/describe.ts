@@ -1,6 +1,7 @@
 /** Effective settings as plain data for display: secrets redacted, next run times computed. */
+import { formatRfc3339 } from "../time/rfc3339.ts";
 import { describeProxy, parseProxy } from "../net/proxy.ts";
-import { redactUrl } from "../log/secret.ts";
+import { redactUrl } from "../secrets/secret.ts";
 import { showDbUrl } from "./rules.ts";
 import { nextCronRun } from "./cron.ts";
 import type { Settings } from "./types.ts";
@@ -12,12 +13,7 @@ export function showProxy(proxy: string | null): string {
 
 /** RFC 3339 in local time with its offset, as people read schedules (validate's text). */
 export function rfc3339Local(date: Date): string {
-  const pad = (n: number, w = 2) => String(Math.abs(n)).padStart(w, "0");
-  const offset = -date.getTimezoneOffset();
-  const sign = offset >= 0 ? "+" : "-";
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T` +
-    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}` +
-    `${sign}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`;
+  return formatRfc3339(date, { offsetMinutes: -date.getTimezoneOffset(), wholeSeconds: true });
 }
 
 /**
@@ -88,14 +84,10 @@ export function viewSettings(settings: Settings, now: Date): SettingsView {
         title: feed.linkText,
         rhash: feed.rhash,
         first_time_limit: feed.firstTimeLimit,
-        filter: !feed.filter ? null : {
-          include: feed.filter.include.map((p) => p.source),
-          exclude: feed.filter.exclude.map((p) => p.source),
-          fields: [...feed.filter.fields],
-        },
+        filter: !feed.filter ? null : { ...feed.filter, fields: [...feed.filter.fields] },
         silent: feed.silent ?? false,
         topic: feed.topic ?? null,
-        template: feed.template?.source ?? null,
+        template: feed.template ?? null,
       };
     }),
   };

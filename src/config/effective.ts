@@ -6,12 +6,10 @@
  * config file's, as Prometheus reads its rule_files: one config run from any directory finds
  * the same state, so it never posts everything again from another working directory.
  */
-import { DEFAULT_FILTER_FIELDS, type EntryFilter, type FilterField } from "../filter/filter.ts";
-import { compilePattern, type Pattern } from "../filter/pattern.ts";
-import { Secret } from "../log/secret.ts";
-import { parseTemplate, type Template } from "../messenger/template.ts";
-import { absolutePath, joinPath } from "./paths.ts";
-import type { FeedSettings, Settings } from "./types.ts";
+import { DEFAULT_FILTER_FIELDS, type FilterField } from "../filter/filter.ts";
+import { Secret } from "../secrets/secret.ts";
+import { dirname, join, resolve } from "node:path";
+import type { FeedSettings, FilterSettings, Settings } from "./types.ts";
 import type { RawConfig, RawFeed, RawFilter } from "./validate.ts";
 
 /** The proxy in effect: "" means direct (null); `NONE` only reaches here for the messenger. */
@@ -31,20 +29,11 @@ export function effectiveLimit(feedLimit: number | undefined, topLimit: number):
 const listOf = <T>(value: T | T[] | undefined): T[] =>
   value === undefined ? [] : Array.isArray(value) ? value : [value];
 
-function patterns(items: string | string[] | undefined): Pattern[] {
-  return listOf(items).map((item) => {
-    const pattern = compilePattern(item);
-    // The checks refused it already; reaching here is a bug, not a config problem.
-    if (typeof pattern === "string") throw new Error(`unchecked filter item: ${pattern}`);
-    return pattern;
-  });
-}
-
-/** A compiled filter; null for one with nothing to include or exclude (`filter: {}`). */
-export function compileFilter(raw: RawFilter | undefined): EntryFilter | null {
+/** A filter in effect; null for one with nothing to include or exclude (`filter: {}`). */
+function filterSettings(raw: RawFilter | undefined): FilterSettings | null {
   if (raw === undefined) return null;
-  const include = patterns(raw.include);
-  const exclude = patterns(raw.exclude);
+  const include = listOf(raw.include);
+  const exclude = listOf(raw.exclude);
   if (include.length === 0 && exclude.length === 0) return null;
   const fields = raw.fields === undefined
     ? DEFAULT_FILTER_FIELDS
@@ -52,13 +41,13 @@ export function compileFilter(raw: RawFilter | undefined): EntryFilter | null {
   return { include, exclude, fields };
 }
 
-/** What feeds inherit from the top level, each compiled once for all of them. */
+/** What feeds inherit from the top level: one object for all of them. */
 interface Defaults {
   proxy: string | null;
   limit: number;
-  filter: EntryFilter | null;
+  filter: FilterSettings | null;
   silent: boolean;
-  template: Template | null;
+  template: string | null;
 }
 
 function feedSettings(feed: RawFeed, defaults: Defaults): FeedSettings {
@@ -74,26 +63,26 @@ function feedSettings(feed: RawFeed, defaults: Defaults): FeedSettings {
     linkText: feed.title ?? "Link",
     firstTimeLimit: effectiveLimit(feed.first_time_limit, topLimit),
     firstTimeLimitFrom: feed.first_time_limit ? "feed" : "top",
-    filter: feed.filter === undefined ? defaults.filter : compileFilter(feed.filter),
+    filter: feed.filter === undefined ? defaults.filter : filterSettings(feed.filter),
     silent: feed.silent ?? defaults.silent,
     topic: feed.topic ?? null,
-    template: feed.template === undefined ? defaults.template : parseTemplate(feed.template),
+    template: feed.template ?? defaults.template,
   };
 }
 
 export function effectiveSettings(raw: RawConfig, configPath: string, cwd: string): Settings {
-  const configFile = absolutePath(configPath, cwd);
-  const configDir = joinPath(configFile, "..");
-  const abs = (path: string) => absolutePath(path, configDir);
+  const configFile = resolve(cwd, configPath);
+  const configDir = dirname(configFile);
+  const abs = (path: string) => resolve(configDir, path);
   const globalProxy = proxyOf(raw.proxy, null);
   const dataDir = abs(raw.data_dir ?? "./");
   const topLimit = raw.first_time_limit ?? -1;
   const defaults: Defaults = {
     proxy: globalProxy,
     limit: topLimit,
-    filter: compileFilter(raw.filter),
+    filter: filterSettings(raw.filter),
     silent: raw.silent ?? false,
-    template: raw.template === undefined ? null : parseTemplate(raw.template),
+    template: raw.template ?? null,
   };
   return {
     configPath: configFile,
@@ -106,11 +95,11 @@ export function effectiveSettings(raw: RawConfig, configPath: string, cwd: strin
     proxy: globalProxy,
     messengerProxy: proxyOf(raw.messenger_proxy, globalProxy),
     dataDir,
-    dbDir: raw.db_dir === undefined ? joinPath(dataDir, "feed_data") : abs(raw.db_dir),
+    dbDir: raw.db_dir === undefined ? join(dataDir, "feed_data") : abs(raw.db_dir),
     dbUrl: raw.db_url ?? null,
     dbAuthTokenFile: raw.db_auth_token_file === undefined ? null : abs(raw.db_auth_token_file),
     lastLoadedPath: raw.last_loaded_path === undefined
-      ? joinPath(dataDir, "last_success.yml")
+      ? join(dataDir, "last_success.yml")
       : abs(raw.last_loaded_path),
     firstTimeLimit: topLimit,
     feeds: raw.feeds.map((feed) => feedSettings(feed, defaults)),

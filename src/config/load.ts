@@ -1,16 +1,15 @@
 /**
- * Loading a config file, the way every command does. Two readers, one library each:
- * read_valid.ts (js-yaml, plain values) takes a valid config; read_located.ts (yaml's document
- * with positions) is asked only when that one declines, and finds and places the problems. The
- * located reader is loaded only then: it reads a large config several times slower
- * (bench/NOTES.md).
+ * The config's one entry point: file → text → js-yaml's plain values → validated raw config →
+ * effective settings, every problem reported as file:line:col.
  */
 import { loadRegexEngine } from "../filter/regex.ts";
 import { fileReadProblem } from "../log/file_error.ts";
+import { effectiveSettings } from "./effective.ts";
 import { ConfigError } from "./errors.ts";
-import { readValid } from "./read_valid.ts";
 import { configToken, environmentToken, TokenError, withToken } from "./token.ts";
 import type { Settings } from "./types.ts";
+import { validateConfig } from "./validate.ts";
+import { CONFIG_SCHEMA, readYaml, yamlPlaces, YamlSyntaxError } from "./yaml.ts";
 
 /** What a new user without a config can do next; one line. */
 export const MISSING_CONFIG_HINT =
@@ -64,12 +63,7 @@ export async function loadSettings(path: string, options: LoadOptions = {}): Pro
   // A filter's expressions are checked by compiling them; only a config with one pays for
   // loading the engine (a key is always written out: YAML has no other way to name it).
   if (text.includes("filter")) await loadRegexEngine();
-  let settings = readValid(text, path, cwd);
-  // The valid-config reader takes a config without a token; the located one says where it is
-  // missing.
-  const located = needsToken && fromEnvironment === null;
-  if (settings && located && configToken(settings) === null) settings = null;
-  settings ??= (await import("./read_located.ts")).readLocated(text, path, cwd, located);
+  const settings = parseSettings(text, path, cwd, needsToken && fromEnvironment === null);
   if (!needsToken) return settings;
   try {
     return withToken(settings, fromEnvironment ?? configToken(settings)!);
@@ -77,6 +71,41 @@ export async function loadSettings(path: string, options: LoadOptions = {}): Pro
     if (error instanceof TokenError) throw new ConfigError([error.message]);
     throw error;
   }
+}
+
+/**
+ * The settings of config text, or a ConfigError placing every problem; `file` is only used in
+ * messages. `requireToken` false: the environment gives the token (see token.ts).
+ */
+export function parseSettings(
+  text: string,
+  file: string,
+  cwd: string,
+  requireToken = true,
+): Settings {
+  let doc: unknown;
+  try {
+    doc = readYaml(text, CONFIG_SCHEMA);
+  } catch (error) {
+    if (!(error instanceof YamlSyntaxError)) throw error;
+    throw new ConfigError([`${file}:${error.line}:${error.col}: invalid YAML: ${error.message}`]);
+  }
+  if (doc === null || doc === undefined) {
+    throw new ConfigError([
+      `${file}: the config is empty (expected messenger_auth_token and feeds)`,
+    ]);
+  }
+  const { config, problems } = validateConfig(doc, requireToken);
+  if (config) return effectiveSettings(config, file, cwd);
+  const places = yamlPlaces(text, CONFIG_SCHEMA);
+  throw new ConfigError(
+    problems
+      .map((p) => ({ ...places.of(p.at, p.onKey), p }))
+      .sort((a, b) => a.line - b.line || a.col - b.col)
+      .map(({ line, col, p }) =>
+        `${file}:${line}:${col}: ${p.path ? `${p.path}: ` : ""}${p.message}`
+      ),
+  );
 }
 
 function isFile(path: string): boolean {

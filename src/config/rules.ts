@@ -4,7 +4,7 @@
  */
 import { FILTER_FIELDS } from "../filter/filter.ts";
 import { compilePattern } from "../filter/pattern.ts";
-import { redactUrl } from "../log/secret.ts";
+import { redactUrl } from "../secrets/secret.ts";
 import { templateProblem } from "../messenger/template.ts";
 import { cronProblem } from "./cron.ts";
 

@@ -10,8 +10,8 @@
  *
  * An empty variable counts as unset. `validate` shows the source, never the token.
  */
-import { Secret } from "../log/secret.ts";
-import { readSecretFile, SecretFileError, worldReadable } from "../log/secret_file.ts";
+import { Secret } from "../secrets/secret.ts";
+import { readSecretFile, SecretFileError, worldReadable } from "../secrets/secret_file.ts";
 import { checkToken } from "./rules.ts";
 import type { Settings } from "./types.ts";
 

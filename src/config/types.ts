@@ -1,9 +1,16 @@
-import type { EntryFilter } from "../filter/filter.ts";
-import type { Secret } from "../log/secret.ts";
-import type { Template } from "../messenger/template.ts";
+import type { FilterField } from "../filter/filter.ts";
+import type { Secret } from "../secrets/secret.ts";
+import type { FeedType } from "../model/feed_type.ts";
 
-/** The feed formats a config may name; a hint for the parser, which detects the real one. */
-export type FeedType = "rss" | "atom";
+/**
+ * A `filter` in effect, as the config wrote it (its own, else the top level's): what
+ * src/forward/compiled.ts compiles.
+ */
+export interface FilterSettings {
+  include: string[];
+  exclude: string[];
+  fields: readonly FilterField[];
+}
 
 /**
  * One feed with every value in effect: defaults applied, precedence resolved, paths absolute.
@@ -31,13 +38,13 @@ export interface FeedSettings {
   // The optional settings below are always set by effective.ts; absent (as in settings built
   // by hand) reads as null or false.
   /** Which entries are posted (its own `filter`, else the top level's); null: every one. */
-  filter?: EntryFilter | null;
+  filter?: FilterSettings | null;
   /** Posted without a notification (`disable_notification`). */
   silent?: boolean;
   /** The forum topic posted in (`message_thread_id`); null: the chat itself. */
   topic?: number | null;
-  /** The message layout (its own `template`, else the top level's); null: the default. */
-  template?: Template | null;
+  /** The message layout's text (its own `template`, else the top level's); null: the default. */
+  template?: string | null;
 }
 
 /** The whole config with every value in effect. */

@@ -7,7 +7,7 @@
  * a terminal's Ctrl-C reaches every process of the foreground group and `deno task` passes it
  * on once more, and courier takes a second signal as "exit at once".
  */
-import { stringify } from "yaml";
+import { dump as stringify } from "js-yaml";
 import { serveDemoFeeds } from "./server.ts";
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;

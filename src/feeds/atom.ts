@@ -1,4 +1,4 @@
-import type { Entry } from "./entry.ts";
+import type { Entry } from "../model/entry.ts";
 import { parseDate } from "./dates.ts";
 import { collapse, htmlToText } from "./text.ts";
 import { addCategory, finishEntry, nonEmpty, resolveUrl, textOf, wantsSummary } from "./values.ts";

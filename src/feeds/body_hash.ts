@@ -1,6 +1,5 @@
 import xxhash from "xxhash-wasm";
 
-// Instantiating the WebAssembly module takes under a millisecond, once per process.
 const { h64, h64Raw } = await xxhash();
 
 /**

@@ -217,9 +217,3 @@ function patternDate(s: string): Date | null {
 const YEAR_10000 = 253_402_300_800_000;
 /** 1800-01-01T00:00:00Z: no feed means a date before it (see build). */
 const YEAR_1800 = -5_364_662_400_000;
-
-/** RFC 3339 in UTC: toISOString's text, without fractional seconds when there are none. */
-export function formatRfc3339(date: Date): string {
-  const iso = date.toISOString();
-  return iso.endsWith(".000Z") ? `${iso.slice(0, -5)}Z` : iso;
-}

@@ -1,4 +1,4 @@
-import { redactUrl } from "../log/secret.ts";
+import { redactUrl } from "../secrets/secret.ts";
 
 /**
  * A feed could not be fetched or read. The message is one line and names the place that

@@ -1,11 +1,11 @@
 import { Deadlines } from "../time/deadlines.ts";
-import { redactUrl } from "../log/secret.ts";
+import { redactUrl } from "../secrets/secret.ts";
 import { proxyOf } from "../net/client.ts";
 import { describeNetworkFailure } from "../net/failure.ts";
 import { describeStatus } from "../net/http_status.ts";
 import { describeProxy, type ProxySpec } from "../net/proxy.ts";
 import { VERSION } from "../version.ts";
-import { formatRfc3339 } from "./dates.ts";
+import { formatRfc3339 } from "../time/rfc3339.ts";
 import { FeedError } from "./errors.ts";
 import { parseRetryAfter, processPauses, type ServerPauses } from "./retry_after.ts";
 

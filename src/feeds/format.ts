@@ -1,4 +1,4 @@
-import type { FeedType } from "../config/types.ts";
+import type { FeedType } from "../model/feed_type.ts";
 import { FeedError, HTML_PAGE } from "./errors.ts";
 import type { XmlElement } from "./xml.ts";
 

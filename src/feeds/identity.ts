@@ -1,4 +1,4 @@
-import type { Entry } from "./entry.ts";
+import type { Entry } from "../model/entry.ts";
 
 /**
  * A stable 64-bit hash (two 32-bit FNV-1a style lanes) as 16 hex digits. Not cryptographic:

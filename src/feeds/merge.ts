@@ -1,4 +1,4 @@
-import type { Entry } from "./entry.ts";
+import type { Entry } from "../model/entry.ts";
 
 function dateOf(entry: Entry): number | null {
   const date = entry.published ?? entry.updated;

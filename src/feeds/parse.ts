@@ -1,4 +1,4 @@
-import type { Entry } from "./entry.ts";
+import type { Entry } from "../model/entry.ts";
 import { EntityLimitError } from "./entities.ts";
 import { FeedError, HTML_PAGE } from "./errors.ts";
 import { decodeFeedBytes } from "./decode.ts";

@@ -1,6 +1,6 @@
-import type { FeedType } from "../config/types.ts";
-import { redactUrl } from "../log/secret.ts";
-import type { Entry } from "./entry.ts";
+import type { FeedType } from "../model/feed_type.ts";
+import { redactUrl } from "../secrets/secret.ts";
+import type { Entry } from "../model/entry.ts";
 import { FeedError } from "./errors.ts";
 import type { Deadlines } from "../time/deadlines.ts";
 import { fetchFeedUrl, type FetchResult, type Validators } from "./fetch.ts";

@@ -1,4 +1,4 @@
-import type { Entry } from "./entry.ts";
+import type { Entry } from "../model/entry.ts";
 import { parseDate } from "./dates.ts";
 import { pickAtomLink } from "./atom.ts";
 import { collapse, htmlToText, maybeHtmlToText } from "./text.ts";

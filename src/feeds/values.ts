@@ -1,4 +1,4 @@
-import type { Entry } from "./entry.ts";
+import type { Entry } from "../model/entry.ts";
 import { contentId } from "./identity.ts";
 import { collapse } from "./text.ts";
 import { deepText, type XmlElement } from "./xml.ts";

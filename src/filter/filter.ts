@@ -3,7 +3,7 @@
  * out. An entry is kept when it matches at least one `include` (or there is none) and no
  * `exclude`, each item tried on the texts of the filter's fields.
  */
-import type { Entry } from "../feeds/entry.ts";
+import type { Entry } from "../model/entry.ts";
 import type { Pattern } from "./pattern.ts";
 
 /** The parts of an entry a filter may look at. */

@@ -1,13 +1,14 @@
 import type { FeedSettings } from "../config/types.ts";
 import type { Deadlines } from "../time/deadlines.ts";
 import type { ServerPauses } from "../feeds/retry_after.ts";
-import type { Entry } from "../feeds/entry.ts";
-import type { Logger } from "../log/logger.ts";
+import type { Entry } from "../model/entry.ts";
+import { type Logger, messageOf } from "../log/logger.ts";
 import type { Outbox } from "../messenger/bot_api.ts";
 import { MessageRefusedError, MessengerFatalError } from "../messenger/errors.ts";
 import { partition } from "../filter/filter.ts";
 import { type Message, plainMessage } from "../messenger/format.ts";
 import { deliveryOf, messageFor } from "./messages.ts";
+import { entryFilterOf } from "./compiled.ts";
 import type { RunCounts, RunRecord } from "../store/db.ts";
 import { firstSighting } from "./first_sighting.ts";
 import type { FeedReader, Validators } from "./reader.ts";
@@ -237,9 +238,10 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
   const { known, seen } = await ctx.state.lookup(feed.name, ids);
   let unseen = read.entries.filter((e) => !seen.has(e.id));
   let filtered: Entry[] = [];
-  if (feed.filter && unseen.length > 0) {
+  const filter = entryFilterOf(feed);
+  if (filter && unseen.length > 0) {
     // Before the first-sighting limit: its newest N are the newest N the feed would post.
-    const { kept, dropped } = partition(feed.filter, unseen);
+    const { kept, dropped } = partition(filter, unseen);
     unseen = kept;
     filtered = dropped.map((d) => d.entry);
     for (const { entry, reason } of dropped) {
@@ -494,9 +496,4 @@ function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {
 
 function stopped(signal: AbortSignal): string {
   return `stopped: ${messageOf(signal.reason)}`;
-}
-
-function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split("\n")[0];
 }

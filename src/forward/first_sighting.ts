@@ -1,4 +1,4 @@
-import type { Entry } from "../feeds/entry.ts";
+import type { Entry } from "../model/entry.ts";
 
 /**
  * Splits a feed's entries (oldest first) at its first sighting: with limit N ≥ 0 the newest N

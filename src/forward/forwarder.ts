@@ -2,7 +2,7 @@ import type { FeedSettings } from "../config/types.ts";
 import type { Deadlines } from "../time/deadlines.ts";
 import type { ServerPauses } from "../feeds/retry_after.ts";
 import { type Clock, realClock } from "../time/clock.ts";
-import type { Logger } from "../log/logger.ts";
+import { type Logger, messageOf } from "../log/logger.ts";
 import type { Outbox } from "../messenger/bot_api.ts";
 import type { MessengerFatalError } from "../messenger/errors.ts";
 import {
@@ -44,10 +44,8 @@ export interface ForwarderOptions {
   deadlines?: Deadlines;
   /** The servers that asked not to be asked again yet (Retry-After); default the process's. */
   pauses?: ServerPauses;
-  /** Default the process's clock. */
+  /** Default the process's clock; its wall time is stored with runs and entries. */
   clock?: Clock;
-  /** The time stored with runs and entries; default the clock's wall time. */
-  now?: () => Date;
   /** Stops every run of the forwarder (a signal from the user, the end of a grace period). */
   signal?: AbortSignal;
   /** Default `stop`. */
@@ -96,7 +94,7 @@ export class Forwarder {
       clock,
       (options.fetchTimeoutMs ?? DEFAULT_TIMEOUT_MS) / 2,
     );
-    this.#now = options.now ?? (() => new Date(clock.now()));
+    this.#now = () => new Date(clock.now());
     this.#policy = options.onUnauthorized ?? "stop";
     const outside = options.signal;
     if (outside?.aborted) this.#controller.abort(outside.reason);
@@ -267,9 +265,4 @@ export class Forwarder {
       this.#options.logger.error(what, { error: messageOf(error) });
     }
   }
-}
-
-/** An error's first line, for a log field. */
-export function messageOf(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0];
 }

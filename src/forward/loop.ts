@@ -9,10 +9,10 @@
  */
 import type { FeedSettings } from "../config/types.ts";
 import type { Clock, TimerId } from "../time/clock.ts";
-import type { Logger } from "../log/logger.ts";
-import { someNames } from "../log/bursts.ts";
+import { type Logger, messageOf } from "../log/logger.ts";
+import { someNames } from "./bursts.ts";
 import type { FeedResult } from "./feed_run.ts";
-import { Forwarder, type ForwarderOptions, messageOf } from "./forwarder.ts";
+import { Forwarder, type ForwarderOptions } from "./forwarder.ts";
 import { type HealthSnapshot, schedulerHealth } from "./health.ts";
 import type { Leases } from "./leases.ts";
 import type { ForwardMetrics } from "./metrics.ts";

@@ -3,9 +3,10 @@
  * preview -c`: which the filter keeps, and the message each kept one becomes.
  */
 import type { FeedSettings } from "../config/types.ts";
-import type { Entry } from "../feeds/entry.ts";
+import type { Entry } from "../model/entry.ts";
 import { judge } from "../filter/filter.ts";
 import { formatMessage, type Message } from "../messenger/format.ts";
+import { entryFilterOf, templateOf } from "./compiled.ts";
 
 /** How a feed's messages are delivered: without a sound, into a topic (only what is set). */
 export function deliveryOf(feed: FeedSettings): Pick<Message, "silent" | "topic"> {
@@ -21,7 +22,7 @@ export function messageFor(feed: FeedSettings, entry: Entry): Message {
     ...formatMessage(entry, {
       linkText: feed.linkText,
       rhash: feed.rhash,
-      template: feed.template,
+      template: templateOf(feed),
       feed: feed.name,
     }),
     ...deliveryOf(feed),
@@ -38,8 +39,9 @@ export interface EntryOutcome {
 
 /** Each entry with the filter's verdict and, when kept, its message. */
 export function entryOutcomes(feed: FeedSettings, entries: readonly Entry[]): EntryOutcome[] {
+  const filter = entryFilterOf(feed);
   return entries.map((entry) => {
-    const dropped = feed.filter ? judge(feed.filter, entry) : null;
+    const dropped = filter ? judge(filter, entry) : null;
     return { entry, dropped, message: dropped === null ? messageFor(feed, entry) : null };
   });
 }

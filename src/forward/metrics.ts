@@ -1,10 +1,10 @@
 /**
  * The forwarder's metrics in the Prometheus text exposition format (version 0.0.4).
  *
- * Hand-written rather than npm `prom-client` 15.1.3: prom-client works under Deno, but its
- * import cost `forward` a hundred times this module's time and memory (it pulls
- * @opentelemetry/api, tdigest and bintrees; figures in bench/NOTES.md), and what we emit is a fixed set of families that fits in one small renderer. Only the `forward`
- * command may import this module, so `once` never loads it (a test checks the module graph).
+ * Written here rather than with npm `prom-client`, whose import (it pulls @opentelemetry/api,
+ * tdigest and bintrees) outweighed this module many times in `forward`'s time and memory
+ * (bench/NOTES.md), for a fixed set of families that fits in one small renderer. Only the
+ * `forward` command may import this module, so `once` never loads it (a test checks the graph).
  *
  * Label values are only feed names, the version (the config restricts them to NAME_PATTERN, re-checked
  * here), outcomes from RUN_OUTCOMES and numeric status codes: a secret cannot reach a label.

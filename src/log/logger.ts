@@ -13,6 +13,8 @@ const COLOR: Record<Level, string> = {
 
 export type Fields = Record<string, unknown>;
 
+export type LogFormat = "text" | "json";
+
 export interface Logger {
   debug(message: string, fields?: Fields): void;
   info(message: string, fields?: Fields): void;
@@ -102,12 +104,12 @@ export function errorLine(text: string): string {
 }
 
 /**
- * The process logger on stderr. Format comes from `--log-format` (set by main) or
+ * The process logger on stderr. Format: `format` (the `--log-format` flag), else
  * `$COURIER_LOG_FORMAT`; colour only on a TTY and never when `NO_COLOR` is set; priority
  * prefixes under systemd.
  */
 export function stderrLogger(
-  format?: "text" | "json",
+  format?: LogFormat,
   level?: Level,
   /** Called before each line is written (once clears its progress line), then `after`. */
   around?: { before(): void; after(): void },
@@ -128,4 +130,9 @@ export function stderrLogger(
       around?.after();
     },
   });
+}
+
+/** An error's first line, for a log field. */
+export function messageOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0];
 }

@@ -1,6 +1,6 @@
 import { realClock, sleep } from "../time/clock.ts";
 import type { Logger } from "../log/logger.ts";
-import { redactUrl, scrub, type Secret } from "../log/secret.ts";
+import { redactUrl, scrub, type Secret } from "../secrets/secret.ts";
 import { proxyOf } from "../net/client.ts";
 import { describeNetworkFailure } from "../net/failure.ts";
 import { describeStatus, reasonPhrase } from "../net/http_status.ts";

@@ -1,4 +1,4 @@
-import type { Entry } from "../feeds/entry.ts";
+import type { Entry } from "../model/entry.ts";
 import {
   DEFAULT_SUMMARY_LENGTH,
   DEFAULT_TEMPLATE,

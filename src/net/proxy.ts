@@ -2,7 +2,7 @@
  * Proxy values from the configuration, parsed into a form the HTTP client layer can use.
  * Pure: no I/O, so the config validator can call it for every `proxy` value.
  */
-import { Secret } from "../log/secret.ts";
+import { Secret } from "../secrets/secret.ts";
 
 /** An HTTP(S) proxy; `url` is `scheme://host:port` without credentials. */
 export interface HttpProxySpec {

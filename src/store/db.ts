@@ -4,7 +4,7 @@ import { openRemote } from "./remote.ts";
 import { dbPath, describeLocation, type StateLocation } from "./location.ts";
 import { type LeaseClaim, type LeaseHolding, LeasesTable, type LeaseView } from "./leases.ts";
 import { type DbClock, timed } from "./db_time.ts";
-import type { Entry } from "../feeds/entry.ts";
+import type { Entry } from "../model/entry.ts";
 import { type Clock, realClock, type TimerId } from "../time/clock.ts";
 import { GroupCommit } from "./commit.ts";
 import { EntriesTable } from "./entries.ts";

@@ -1,5 +1,5 @@
 import type { InStatement, SqlClient } from "./sql.ts";
-import type { Entry } from "../feeds/entry.ts";
+import type { Entry } from "../model/entry.ts";
 
 /**
  * The `feeds` and `entries` tables: which feeds had their first sighting, which entries each

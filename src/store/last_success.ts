@@ -1,13 +1,11 @@
+import { basename, dirname } from "node:path";
+import { readYaml, TEXT_SCHEMA, YamlSyntaxError } from "../config/yaml.ts";
+import { formatRfc3339 } from "../time/rfc3339.ts";
 import { type Clock, realClock, type TimerId } from "../time/clock.ts";
 
 /** The last-success file could not be read or written; the message names the file. */
 export class LastSuccessError extends Error {
   override name = "LastSuccessError";
-}
-
-/** RFC 3339 in UTC with whole seconds, e.g. `2024-05-01T12:00:00Z`. */
-export function rfc3339(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
 /**
@@ -22,7 +20,7 @@ export async function readLastSuccess(path: string): Promise<Map<string, Date>> 
     if (error instanceof Deno.errors.NotFound) return new Map();
     throw new LastSuccessError(`cannot read ${path}: ${(error as Error).message}`);
   }
-  return timesOf(await readYaml(path, text));
+  return timesOf(readTimes(path, text));
 }
 
 /** Feed name → time, from the file's plain values; values that are not times are left out. */
@@ -36,30 +34,16 @@ function timesOf(doc: unknown): Map<string, Date> {
   return map;
 }
 
-/**
- * The file's YAML as plain values, read as a config is: js-yaml for a file it reads (fast, and
- * loaded already by every command that reads this file), yaml's document for one it refuses, to
- * say where. A syntax error is one whole line, `file:line:col: what`: the yaml package's own
- * message ends with "at line L, column C:" followed by a code frame on the next lines.
- */
-async function readYaml(path: string, text: string): Promise<unknown> {
-  const { FAILSAFE_SCHEMA, load } = await import("js-yaml");
+/** The file's YAML as plain values, every value as its text; a syntax error is one line. */
+function readTimes(path: string, text: string): unknown {
   try {
-    // Every value as its text (a time is read by Date below): the core schema's implicit
-    // types made a 500-feed file's read several times slower (bench/NOTES.md).
-    return load(text, { schema: FAILSAFE_SCHEMA });
-  } catch { /* placed below */ }
-  const { LineCounter, parseDocument } = await import("yaml");
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
-  const error = doc.errors[0];
-  if (error === undefined) return doc.toJS();
-  const { line, col } = lines.linePos(error.pos[0]);
-  const what = error.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
-  const more = doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more)` : "";
-  throw new LastSuccessError(
-    `${path}:${line}:${col}: cannot parse the last-success file: ${what}${more}`,
-  );
+    return readYaml(text, TEXT_SCHEMA);
+  } catch (error) {
+    if (!(error instanceof YamlSyntaxError)) throw error;
+    throw new LastSuccessError(
+      `${path}:${error.line}:${error.col}: cannot parse the last-success file: ${error.message}`,
+    );
+  }
 }
 
 /**
@@ -74,8 +58,8 @@ export async function writeFileAtomic(
   options: { durable?: boolean; makeDir?: boolean } = {},
 ): Promise<void> {
   const durable = options.durable ?? true;
-  const { dir, base } = split(path);
-  const temp = `${dir}/.${base}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  const dir = dirname(path);
+  const temp = `${dir}/.${basename(path)}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
   try {
     if (options.makeDir ?? true) await Deno.mkdir(dir, { recursive: true });
     if (durable) {
@@ -100,14 +84,6 @@ export async function writeFileAtomic(
 
 const encoder = new TextEncoder();
 
-function split(path: string): { dir: string; base: string } {
-  const slash = path.lastIndexOf("/");
-  return {
-    dir: slash > 0 ? path.slice(0, slash) : slash === 0 ? "/" : ".",
-    base: path.slice(slash + 1),
-  };
-}
-
 /** Flushes a directory's entries (a rename in it) to disk. */
 async function syncDir(dir: string): Promise<void> {
   const handle = await Deno.open(dir, { read: true });
@@ -124,8 +100,8 @@ async function syncDir(dir: string): Promise<void> {
  * data_dir lock, the file's only writer: any other writer's temp file is from a dead process.
  */
 export async function removeStaleTemps(path: string): Promise<void> {
-  const { dir, base } = split(path);
-  const prefix = `.${base}.`;
+  const dir = dirname(path);
+  const prefix = `.${basename(path)}.`;
   try {
     for await (const entry of Deno.readDir(dir)) {
       const name = entry.name;
@@ -149,27 +125,7 @@ export function formatLastSuccess(times: Map<string, Date>): string {
 }
 
 function formatLine(name: string, at: Date): string {
-  return `${JSON.stringify(name)}: ${rfc3339(at)}\n`;
-}
-
-/**
- * formatLine for a file written many times by one process: each feed's quoted name and each
- * second's time are made once (hundreds of feeds succeed within the same few seconds).
- */
-function lineFormatter(): (name: string, at: Date) => string {
-  const quoted = new Map<string, string>();
-  let second = NaN;
-  let time = "";
-  return (name, at) => {
-    let key = quoted.get(name);
-    if (key === undefined) quoted.set(name, key = `${JSON.stringify(name)}: `);
-    const s = Math.floor(at.getTime() / 1000);
-    if (s !== second) {
-      time = rfc3339(at);
-      second = s;
-    }
-    return `${key}${time}\n`;
-  };
+  return `${JSON.stringify(name)}: ${formatRfc3339(at, { wholeSeconds: true })}\n`;
 }
 
 /**
@@ -194,7 +150,6 @@ export class LastSuccessFile {
   /** Each feed's line as last written, in file order; null until the file was read. */
   #lines: Map<string, string> | null = null;
   #pending = new Map<string, Date>();
-  readonly #format = lineFormatter();
   /**
    * Settles once a file holds the records pending now: one promise for all of them, which a
    * tick of thousands of feeds all wait on.
@@ -243,7 +198,6 @@ export class LastSuccessFile {
       await this.#writing;
     }
     if (!this.#unsynced) return;
-    const { dir } = split(this.path);
     try {
       const file = await Deno.open(this.path, { read: true });
       try {
@@ -251,7 +205,7 @@ export class LastSuccessFile {
       } finally {
         file.close();
       }
-      await syncDir(dir);
+      await syncDir(dirname(this.path));
     } catch (error) {
       throw new LastSuccessError(`cannot write ${this.path}: ${(error as Error).message}`);
     }
@@ -294,7 +248,7 @@ export class LastSuccessFile {
           lines.set(name, formatLine(name, at));
         }
       }
-      for (const [name, at] of batch) lines.set(name, this.#format(name, at));
+      for (const [name, at] of batch) lines.set(name, formatLine(name, at));
       let text = "";
       for (const line of lines.values()) text += line;
       await writeFileAtomic(this.path, text, { durable: false, makeDir: first });

@@ -5,8 +5,8 @@
  */
 import type { Settings } from "../config/types.ts";
 import { showDbUrl } from "../config/rules.ts";
-import { Secret } from "../log/secret.ts";
-import { readSecretFile, SecretFileError } from "../log/secret_file.ts";
+import { Secret } from "../secrets/secret.ts";
+import { readSecretFile, SecretFileError } from "../secrets/secret_file.ts";
 
 export type StateLocation =
   | { kind: "file"; dbDir: string }

@@ -10,6 +10,7 @@
  * store's callers await them (as they did the libSQL client, synchronous underneath too).
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { extendedCodeName, primaryCodeName } from "../sqlite/codes.ts";
 
 import type { InStatement, ResultSet, Row, SqlClient } from "./sql.ts";
 
@@ -26,60 +27,6 @@ export class SqliteError extends Error {
   }
 }
 
-/** SQLite's primary result codes (sqlite3.h), by number. */
-const PRIMARY: Record<number, string> = {
-  1: "ERROR",
-  2: "INTERNAL",
-  3: "PERM",
-  4: "ABORT",
-  5: "BUSY",
-  6: "LOCKED",
-  7: "NOMEM",
-  8: "READONLY",
-  9: "INTERRUPT",
-  10: "IOERR",
-  11: "CORRUPT",
-  12: "NOTFOUND",
-  13: "FULL",
-  14: "CANTOPEN",
-  15: "PROTOCOL",
-  16: "EMPTY",
-  17: "SCHEMA",
-  18: "TOOBIG",
-  19: "CONSTRAINT",
-  20: "MISMATCH",
-  21: "MISUSE",
-  22: "NOLFS",
-  23: "AUTH",
-  24: "FORMAT",
-  25: "RANGE",
-  26: "NOTADB",
-};
-
-/** The extended codes of SQLITE_IOERR (sqlite3.h), which name the call that failed. */
-const IOERR: Record<number, string> = {
-  1: "READ",
-  2: "SHORT_READ",
-  3: "WRITE",
-  4: "FSYNC",
-  5: "DIR_FSYNC",
-  6: "TRUNCATE",
-  7: "FSTAT",
-  8: "UNLOCK",
-  9: "RDLOCK",
-  10: "DELETE",
-  12: "NOMEM",
-  13: "ACCESS",
-  14: "CHECKRESERVEDLOCK",
-  15: "LOCK",
-  16: "CLOSE",
-  18: "SHMOPEN",
-  19: "SHMSIZE",
-  21: "SHMMAP",
-  22: "SEEK",
-  24: "MMAP",
-};
-
 /**
  * node:sqlite's error (`errcode`, the extended result code; absent for a failed `exec` or
  * open, which this module does not use for statements) as an SqliteError. Messages it does not
@@ -88,22 +35,16 @@ const IOERR: Record<number, string> = {
 function sqliteError(error: unknown): unknown {
   if (!(error instanceof Error)) return error;
   const errcode = (error as { errcode?: unknown }).errcode;
-  let primary: string | undefined;
+  let code: string | undefined;
   let extended: string | undefined;
   if (typeof errcode === "number") {
-    primary = PRIMARY[errcode & 0xff];
-    const sub = errcode >> 8;
-    extended = sub === 0
-      ? primary
-      : primary === "IOERR"
-      ? IOERR[sub] && `IOERR_${IOERR[sub]}`
-      : undefined;
+    code = primaryCodeName(errcode);
+    extended = extendedCodeName(errcode);
   } else if (/^unable to open database file/.test(error.message)) {
-    primary = "CANTOPEN";
+    code = "SQLITE_CANTOPEN";
   }
-  if (primary === undefined) return error;
-  const code = `SQLITE_${primary}`;
-  return new SqliteError(error.message, code, extended ? `SQLITE_${extended}` : code);
+  if (code === undefined) return error;
+  return new SqliteError(error.message, code, extended ?? code);
 }
 
 const PREPARED_KEPT = 64;

@@ -1,8 +1,9 @@
 /**
  * Many deadlines behind one timer, for the fetches of a run and the requests of the browser.
  * A `setTimeout` and its `clearTimeout` per request were a measurable share of both
- * (bench/NOTES.md): each is a Node-style Timeout object and two calls into the runtime. Here a deadline is a list entry: adding one at the end and removing one are a few
- * pointer writes, and the one timer is armed for the earliest. Deadlines mostly arrive in order
+ * (bench/NOTES.md): each is a Node-style Timeout object and two calls into the runtime. Here a
+ * deadline is a list entry: adding one at the end and removing one are a few pointer writes,
+ * and the one timer is armed for the earliest. Deadlines mostly arrive in order
  * (start time plus the same limit), so an insertion looks back from the end.
  *
  * What happens when the last deadline goes is the caller's choice:

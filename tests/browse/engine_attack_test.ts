@@ -153,7 +153,7 @@ Deno.test("engine: no absolute path in an answer or an error", async () => {
 Deno.test("engine: the authorizer and trusted_schema refuse what views and triggers hide from the text", async () => {
   const dir = await Deno.makeTempDir({ prefix: "browse_attack_" });
   const path = await makeFixtureDb(dir);
-  const { default: Database } = await import("libsql");
+  const { default: Database } = await import("npm:libsql@0.5.29");
   const db = new Database(path);
   db.exec(`CREATE VIEW where_am_i AS SELECT file FROM pragma_database_list;
     CREATE VIEW heap AS SELECT * FROM pragma_hard_heap_limit;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import Database from "libsql";
+import Database from "npm:libsql@0.5.29";
 import { DatabaseSync } from "node:sqlite";
 import type { Db } from "../../src/browse/sql/db.ts";
 import { openLocal } from "../../src/browse/sql/local.ts";

@@ -5,7 +5,7 @@
  * each shown to be on.
  */
 import assert from "node:assert/strict";
-import Database from "libsql";
+import Database from "npm:libsql@0.5.29";
 import { api, fileHash, postQuery, startTestBrowser } from "../support/browse_fixtures.ts";
 import { openLocal } from "../../src/browse/sql/local.ts";
 import { DbError } from "../../src/browse/sql/db.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import Database from "libsql";
+import Database from "npm:libsql@0.5.29";
 import { makeFixtureDb, postQuery, startTestBrowser } from "../support/browse_fixtures.ts";
 
 /** A connection of another program: busy timeout 0, so a held lock fails at once. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import Database from "libsql";
+import Database from "npm:libsql@0.5.29";
 import { api, makeFixtureDb, postQuery, startTestBrowser } from "../support/browse_fixtures.ts";
 
 const FFFD = "\uFFFD";

@@ -135,3 +135,80 @@ Deno.test(
     }
   }),
 );
+
+Deno.test(
+  "front: a dropped connection keeps its place until the backend has closed its end",
+  bounded(60_000, async (deadline) => {
+    // A backend that answers every request and never closes a connection until told: its end
+    // of a dropped connection stays open, as Deno.serve's does until it sees the front's.
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const held: Deno.Conn[] = [];
+    const serving = (async () => {
+      for await (const conn of listener) {
+        held.push(conn);
+        (async () => {
+          const buf = new Uint8Array(4096);
+          let text = "";
+          for (let n = await conn.read(buf); n !== null; n = await conn.read(buf)) {
+            text += new TextDecoder().decode(buf.subarray(0, n));
+            while (text.includes("\r\n\r\n")) {
+              text = text.slice(text.indexOf("\r\n\r\n") + 4);
+              await conn.write(enc.encode("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nquick"));
+            }
+          }
+        })().catch(() => {});
+      }
+    })().catch(() => {});
+    const front = new Front({
+      hostname: "127.0.0.1",
+      port: 0,
+      maxConnections: 1,
+      backend: { transport: "tcp", hostname: "127.0.0.1", port: listener.addr.port },
+    });
+    const events: string[] = [];
+    front.observe((e) => events.push(e.type === "dropped" ? `dropped:${e.reason}` : e.type));
+    const conns: Deno.Conn[] = [];
+    const connect = async () => {
+      const c = await Deno.connect({ hostname: "127.0.0.1", port: front.port });
+      conns.push(c);
+      return c;
+    };
+    try {
+      const a = await connect();
+      await a.write(enc.encode("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"));
+      await deadline.within("a's answer", readUntil(a, "quick"));
+      // At the cap: a, idle, is dropped; its backend end is still open, so its place is not
+      // free and b is refused. Before, a's place was freed at once and b let in.
+      const b = await connect();
+      const refused = await deadline.within("the 503", readUntil(b, "retry later"));
+      assert.match(refused, /^HTTP\/1.1 503 /);
+      assert.deepEqual(events, ["dropped:cap", "refused"]);
+      assert.equal(front.connections, 1);
+      // Once the backend has closed its end (the front sees it as it can), the place is free.
+      for (const c of held) c.close();
+      const answered = deadline.within(
+        "an answer once the backend closed",
+        (async () => {
+          for (;;) {
+            const c = await connect();
+            await c.write(enc.encode("GET /c HTTP/1.1\r\nHost: x\r\n\r\n"));
+            const text = await readUntil(c, "quick").catch((e: Error) => e.message);
+            if (text.startsWith("HTTP/1.1 200 ")) return text;
+            assert.match(text, /got HTTP\/1.1 503 /);
+          }
+        })(),
+      );
+      assert.match(await answered, /^HTTP\/1.1 200 /);
+      assert.equal(front.connections, 1);
+    } finally {
+      for (const c of conns) {
+        try {
+          c.close();
+        } catch { /* closed */ }
+      }
+      await front.close();
+      listener.close();
+      await serving;
+    }
+  }),
+);

@@ -3,7 +3,7 @@
  * Back/Forward and a new tab; keyboard; downloads; CSP and Trusted Types; light and dark, wide
  * and narrow. What needs no browser is in pages_test.ts.
  */
-import Database from "libsql";
+import Database from "npm:libsql@0.5.29";
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { api, makeFixtureDb, startTestBrowser } from "../support/browse_fixtures.ts";
 import { type Browser, launchChromium, type Page, readPng } from "../support/chromium.ts";

@@ -2,7 +2,7 @@
  * The pages without a browser: each view is a URL whose HTML is read with htmlparser2, and its
  * rows are checked against SQLite's own answer to the SQL the view stands for.
  */
-import Database from "libsql";
+import Database from "npm:libsql@0.5.29";
 import { DomUtils, parseDocument } from "htmlparser2";
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { fileHash, makeFixtureDb, startTestBrowser } from "../support/browse_fixtures.ts";

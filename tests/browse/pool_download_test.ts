@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import Database from "libsql";
+import Database from "npm:libsql@0.5.29";
 import { bounded } from "../support/deadline.ts";
 import { events, nextEvent, startPoolServer } from "../support/pool_server.ts";
 import { parseResponse, readToEnd, sendRaw } from "../support/raw_http.ts";

@@ -103,7 +103,7 @@ Deno.test("read-only: every write path is refused with 403 and the file is uncha
 Deno.test("read-only: a view that calls a file function is refused", async () => {
   const dir = await Deno.makeTempDir({ prefix: "browse_ro_" });
   const path = await makeFixtureDb(dir);
-  const { default: Database } = await import("libsql");
+  const { default: Database } = await import("npm:libsql@0.5.29");
   const db = new Database(path);
   db.exec(`CREATE VIEW sneaky AS SELECT readfile('/etc/hostname') AS f;
     CREATE VIEW lister AS SELECT name FROM fsdir('/');

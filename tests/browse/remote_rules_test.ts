@@ -219,39 +219,159 @@ Deno.test({
 });
 
 Deno.test({
-  name: "remote: an answer past the remote cap is a clear 413; the worker goes on",
+  name:
+    "remote: an answer past the remote cap is a clear 413 over http:// and ws:// alike; the worker goes on",
   ignore: missing !== null,
   fn: async () => {
-    const { server, url } = await served("CREATE TABLE t (a INTEGER);");
-    const b = await startTestBrowser(url, {
-      workers: 1,
-      label: "remote",
-      timeoutMs: 30_000,
-    });
+    const { server } = await served("CREATE TABLE t (a INTEGER);");
     try {
-      const [pid] = b.pool.pids;
-      for (const format of [undefined, "csv"]) {
-        const q = "SELECT zeroblob(60000000) AS z";
-        const r = format
-          ? await fetch(
-            new URL(`/api/query?format=${format}&query=${encodeURIComponent(q)}`, b.url),
-          )
-          : await fetch(new URL("/api/query", b.url), {
-            method: "POST",
-            headers: { "Content-Type": "application/json" },
-            body: JSON.stringify({ query: q }),
-          });
-        const text = await r.text();
-        assert.equal(r.status, 413, `${format}: ${text.slice(0, 200)}`);
-        assert.match(text, /remote server's answer is larger than 64 MiB/);
+      // Before, over ws:// the same answer was a 400 "HRANA_WEBSOCKET_ERROR: Frame too large",
+      // and one sent in fragments was taken whole at any size (Deno's WebSocket collects them).
+      for (const scheme of ["http", "ws"]) {
+        const b = await startTestBrowser(`${scheme}://127.0.0.1:${server.port}`, {
+          workers: 1,
+          label: "remote",
+          timeoutMs: 30_000,
+        });
+        try {
+          const [pid] = b.pool.pids;
+          // The download's path is the same whatever the scheme: checked once.
+          for (const format of scheme === "http" ? [undefined, "csv"] : [undefined]) {
+            const q = "SELECT zeroblob(60000000) AS z";
+            const r = format
+              ? await fetch(
+                new URL(`/api/query?format=${format}&query=${encodeURIComponent(q)}`, b.url),
+              )
+              : await fetch(new URL("/api/query", b.url), {
+                method: "POST",
+                headers: { "Content-Type": "application/json" },
+                body: JSON.stringify({ query: q }),
+              });
+            const text = await r.text();
+            assert.equal(r.status, 413, `${scheme} ${format}: ${text.slice(0, 200)}`);
+            assert.match(text, /remote server's answer is larger than 64 MiB/);
+          }
+          assert.deepEqual(b.pool.pids, [pid]);
+          assert.equal((await postQuery(b, "SELECT 1")).status, 200);
+        } finally {
+          await b.close();
+        }
       }
-      assert.deepEqual(b.pool.pids, [pid]);
-      assert.equal((await postQuery(b, "SELECT 1")).status, 200);
     } finally {
-      await b.close();
       await server.stop();
     }
   },
+});
+
+/** A Hrana 2 result: `cols` integer columns, `rows` rows whose first value is `text`. */
+function hranaResult(cols: number, rows: number, text = "") {
+  const names = Array.from({ length: cols }, (_, i) => ({ name: `c${i}`, decltype: null }));
+  const row = Array.from(
+    { length: cols },
+    (_, i) => i === 0 && text ? { type: "text", value: text } : { type: "integer", value: "1" },
+  );
+  return {
+    cols: names,
+    rows: Array.from({ length: rows }, () => row),
+    affected_row_count: 0,
+    last_insert_rowid: null,
+  };
+}
+
+/**
+ * A hostile libSQL server over HTTP (Hrana 2's /v2/pipeline): a query naming `wide` gets 3,000
+ * columns, one naming `huge` 80 MiB of rows, sent in pieces with no length; the rest an empty
+ * schema and `1`. It takes no WebSocket: a ws:// URL must be spoken over HTTP.
+ */
+function startHostileHrana(): Deno.HttpServer<Deno.NetAddr> {
+  const stored = new Map<number, string>();
+  const result = (sql: string) => {
+    if (/wide/.test(sql)) return hranaResult(3000, 1);
+    if (/huge/.test(sql)) return hranaResult(1, 80, "x".repeat(1024 * 1024));
+    if (/schema_version/.test(sql)) return hranaResult(1, 1);
+    if (/^select/i.test(sql) && !/sqlite_schema/.test(sql)) return hranaResult(1, 1);
+    return hranaResult(0, 0);
+  };
+  type Stmt = { sql?: string; sql_id?: number };
+  const sqlOf = (stmt: Stmt) => stmt.sql ?? stored.get(stmt.sql_id ?? -1) ?? "";
+  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
+    if (req.method !== "POST") return new Response("HTTP only", { status: 400 });
+    const { requests } = await req.json() as {
+      requests: {
+        type: string;
+        stmt?: Stmt;
+        sql?: string;
+        sql_id?: number;
+        batch?: { steps: { stmt: Stmt }[] };
+      }[];
+    };
+    const results = requests.map((r) => {
+      if (r.type === "store_sql") stored.set(r.sql_id!, r.sql!);
+      if (r.type === "execute") {
+        return { type: "ok", response: { type: "execute", result: result(sqlOf(r.stmt!)) } };
+      }
+      if (r.type === "batch") {
+        const steps = r.batch!.steps;
+        return {
+          type: "ok",
+          response: {
+            type: "batch",
+            result: {
+              step_results: steps.map((s) => result(sqlOf(s.stmt))),
+              step_errors: steps.map(() => null),
+            },
+          },
+        };
+      }
+      if (r.type === "get_autocommit") {
+        return { type: "ok", response: { type: "get_autocommit", is_autocommit: true } };
+      }
+      return { type: "ok", response: { type: r.type } };
+    });
+    const text = JSON.stringify({ baton: "b", base_url: null, results });
+    // In pieces, with no Content-Length: the cap must count the bytes as they come.
+    const bytes = new TextEncoder().encode(text);
+    return new Response(
+      new ReadableStream({
+        start(c) {
+          for (let i = 0; i < bytes.length; i += 1 << 20) {
+            c.enqueue(bytes.subarray(i, i + (1 << 20)));
+          }
+          c.close();
+        },
+      }),
+      { headers: { "Content-Type": "application/json" } },
+    );
+  });
+}
+
+Deno.test("remote: a hostile server's very wide or huge answer is a clear 413 over http:// and ws:// alike", async () => {
+  const hostile = startHostileHrana();
+  try {
+    for (const scheme of ["http", "ws"]) {
+      const b = await startTestBrowser(`${scheme}://127.0.0.1:${hostile.addr.port}`, {
+        workers: 1,
+        label: "remote",
+        timeoutMs: 30_000,
+      });
+      try {
+        const [pid] = b.pool.pids;
+        const wide = await postQuery(b, "SELECT 'wide'");
+        assert.equal(wide.status, 413, `${scheme}: ${wide.text.slice(0, 200)}`);
+        assert.match(wide.text, /answered with 3000 columns, more than 2000/);
+        const huge = await postQuery(b, "SELECT 'huge'");
+        assert.equal(huge.status, 413, `${scheme}: ${huge.text.slice(0, 200)}`);
+        assert.match(huge.text, /remote server's answer is larger than 64 MiB/);
+        assert.deepEqual(b.pool.pids, [pid], "no worker was lost");
+        const one = await postQuery(b, "SELECT 1");
+        assert.equal(one.status, 200, one.text);
+      } finally {
+        await b.close();
+      }
+    }
+  } finally {
+    await hostile.shutdown();
+  }
 });
 
 if (missing !== null) console.log(`remote tests skipped: ${missing}`);

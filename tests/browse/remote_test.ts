@@ -16,7 +16,8 @@ function dump(path: string): Promise<string> {
 }
 
 Deno.test({
-  name: "remote: read-only over HTTP and WebSocket against libSQL's Hrana server; --write writes",
+  name:
+    "remote: read-only through http:// and ws:// URLs (both spoken over HTTP) against libSQL's Hrana server; --write writes",
   ignore: missing !== null,
   fn: async () => {
     const dir = await Deno.makeTempDir({ prefix: "browse_remote_" });

@@ -5,7 +5,7 @@
  * twice.
  */
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import { runCli } from "../support/cli.ts";
 import { startFakeBotApi } from "../support/fake_bot_api.ts";

@@ -5,9 +5,9 @@
  * the libSQL project's Hrana server records the Authorization header of every request; the
  * token never shows in the process's output or command line.
  */
-import { signal, stopChild, withinChild } from "../support/child.ts";
+import { readToEnd, signal, stopChild, withinChild } from "../support/child.ts";
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { readUntilServing } from "../support/browse_process.ts";
 import { hranaMissing, startHrana } from "../support/hrana_server.ts";
 
@@ -64,17 +64,7 @@ async function browseOnce(args: string[], env: Record<string, string>) {
     return { argv, text };
   } finally {
     const stopped = stopChild(child);
-    await withinChild(
-      child,
-      "browse's output ending",
-      (async () => {
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          stdout += value;
-        }
-      })(),
-    );
+    await withinChild(child, "browse's output ending", readToEnd(reader, (text) => stdout += text));
     const status = await stopped;
     const err = await stderr;
     assert.equal(status.code, 0, err);

@@ -4,7 +4,7 @@
  * entry once. The real CLI, a local feed server and the fake Bot API.
  */
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { runCli } from "../support/cli.ts";
 import { startFakeBotApi } from "../support/fake_bot_api.ts";
 import { postItems, startFeedServer } from "../support/once_feeds.ts";

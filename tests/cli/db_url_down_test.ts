@@ -5,7 +5,7 @@
  * CLI and libSQL's Hrana test server.
  */
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { runCli } from "../support/cli.ts";
 import { startBrowseProcess } from "../support/browse_process.ts";
 import { hranaMissing, startHrana } from "../support/hrana_server.ts";

@@ -3,7 +3,7 @@
  * its own against local feeds and the fake Bot API.
  */
 import assert from "node:assert/strict";
-import type { Entry } from "../../src/feeds/entry.ts";
+import type { Entry } from "../../src/model/entry.ts";
 import { Store } from "../../src/store/db.ts";
 import { runCli } from "../support/cli.ts";
 import { withCliEnv } from "../support/cli_env.ts";

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { closedPort } from "../support/hostile_servers.ts";
-import Database from "libsql";
-import { stringify } from "yaml";
+import Database from "npm:libsql@0.5.29";
+import { stringify } from "../support/yaml.ts";
 import { acquireLock } from "../../src/store/lock.ts";
 import { runCli } from "../support/cli.ts";
 import { withinChild } from "../support/child.ts";

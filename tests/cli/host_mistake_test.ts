@@ -5,7 +5,7 @@
  * work). The real CLI.
  */
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { runCli } from "../support/cli.ts";
 
 const TOKEN = "123456:TEST-token_abc";

@@ -5,7 +5,7 @@
  * line.
  */
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { runCli } from "../support/cli.ts";
 import { requireTool } from "../support/tools.ts";
 import { startFakeBotApi } from "../support/fake_bot_api.ts";

@@ -4,7 +4,7 @@
  * messenger through `messenger_proxy` (microsocks with a password) or direct with `NONE`.
  * Each proxy's own log proves which traffic went through it.
  */
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { runCli } from "../support/cli.ts";
 import { startFakeBotApi } from "../support/fake_bot_api.ts";

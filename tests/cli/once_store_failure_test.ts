@@ -12,7 +12,7 @@
  * from SIGXFSZ), so the limit cannot be aimed at the database alone.
  */
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { runCli } from "../support/cli.ts";
 import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
 import { type FeedServer, postItems, startFeedServer } from "../support/once_feeds.ts";

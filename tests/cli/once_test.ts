@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parse } from "yaml";
+import { parse } from "../support/yaml.ts";
 import { type CliResult, runCli } from "../support/cli.ts";
 import { type CliEnv, withCliEnv } from "../support/cli_env.ts";
 import type { FakeBotApi, FakeBotApiOptions } from "../support/fake_bot_api.ts";

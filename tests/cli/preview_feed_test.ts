@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { runCli } from "../support/cli.ts";
 import { postItems, rss, startFeedServer } from "../support/once_feeds.ts";
 

@@ -40,6 +40,13 @@ async function productPackages(): Promise<Set<string>> {
   return new Set([...seen].map((id) => info.npmPackages[id]?.name ?? id));
 }
 
+Deno.test("product: the test-only SQLite drivers are not in the import map", async () => {
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+  const keys = Object.keys(config.imports as Record<string, string>);
+  // The product's remote client is @libsql/client/web; tests import the others by npm: specifier.
+  assertEquals(keys.filter((key) => key === "libsql" || key === "@libsql/client"), []);
+});
+
 Deno.test("product: ajv and rss-parser are in neither the import map nor main.ts's graph", async () => {
   const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
   const mapped = Object.entries(config.imports as Record<string, string>)
@@ -47,26 +54,6 @@ Deno.test("product: ajv and rss-parser are in neither the import map nor main.ts
   assertEquals(mapped, []);
   const packages = await productPackages();
   // The graph is really read: the product's own parser is in it.
-  assert(packages.has("htmlparser2") && packages.has("yaml"), [...packages].join(", "));
+  assert(packages.has("htmlparser2") && packages.has("js-yaml"), [...packages].join(", "));
   assertEquals(DEV_ONLY.filter((p) => packages.has(p)), []);
-});
-
-// Importing any of these starts node's compatibility layer, ~5 ms of a command's start-up
-// (bench/NOTES.md); node:sqlite alone costs ~1 ms, and node:process, node:v8 and node:vm serve
-// only `forward`, once it runs.
-const NODE_STARTUP = ["node:util", "node:path", "node:url", "node:buffer", "node:fs"];
-
-Deno.test("product: no module imports node:util, node:path or the like, but on Windows", async () => {
-  const found = (await productInfo()).modules.flatMap((m) =>
-    (m.dependencies ?? [])
-      .filter((d) => NODE_STARTUP.includes(d.specifier))
-      .map((d) =>
-        `${m.specifier.replace(ROOT.href, "")} ${d.specifier}${d.isDynamic ? "" : " (static)"}`
-      )
-  );
-  // Those that are there are imported only where Deno.build.os is "windows".
-  assertEquals(found.sort(), [
-    "src/cli/preview_run.ts node:url",
-    "src/config/paths.ts node:path",
-  ]);
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parse, stringify } from "yaml";
+import { parse, stringify } from "../support/yaml.ts";
 import { type CliResult, runCli } from "../support/cli.ts";
 import { type FakeBotApi, startFakeBotApi } from "../support/fake_bot_api.ts";
 import { type FeedServer, postItems, startFeedServer } from "../support/once_feeds.ts";
@@ -228,7 +228,7 @@ Deno.test("status piped: the table without colours, a failed feed's full error u
 /** A process holding the data_dir lock with the real lock code, in a write transaction. */
 async function lockedWriter(dir: string) {
   const code = `
-    import Database from "libsql";
+    import Database from "npm:libsql@0.5.29";
     import { acquireLock } from ${JSON.stringify(LOCK_MODULE)};
     const lock = await acquireLock(${JSON.stringify(`${dir}/data`)});
     const db = new Database(${JSON.stringify(`${dir}/data/feed_data/courier.db`)});
@@ -376,7 +376,7 @@ Deno.test("status refuses a database of a newer courier in one line, exit 2", ()
     const make = new Deno.Command(Deno.execPath(), {
       args: [
         "eval",
-        `import Database from "libsql"; new Database(${JSON.stringify(db)})` +
+        `import Database from "npm:libsql@0.5.29"; new Database(${JSON.stringify(db)})` +
         `.exec("PRAGMA user_version = ${SCHEMA_VERSION + 5}");`,
       ],
       cwd: ROOT,
@@ -473,7 +473,7 @@ Deno.test("status: an unreadable last-success file is one line, exit 1", () =>
     // Whole, on one line: where (file:line:col) and what is wrong, not cut at "column 6:".
     assert.equal(
       r.stderr,
-      `courier status: ${env.dir}/data/last_success.yml:2:10: cannot parse the last-success ` +
-        "file: Nested mappings are not allowed in compact mappings\n",
+      `courier status: ${env.dir}/data/last_success.yml:2:11: cannot parse the last-success ` +
+        "file: bad indentation of a mapping entry\n",
     );
   }));

@@ -4,7 +4,7 @@
  * local feed server and the fake Bot API, which answers 401 to any other token.
  */
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { runCli } from "../support/cli.ts";
 import { withCliEnv } from "../support/cli_env.ts";
 import { postItems } from "../support/once_feeds.ts";

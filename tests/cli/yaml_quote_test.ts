@@ -15,17 +15,17 @@ Deno.test("validate: an unclosed quote is reported where it opened", async () =>
   try {
     const cases: [string, string][] = [
       // In the middle of the file, a later quote on another line.
-      [TOP + FEED('"@chan') + FEED('"@other'), '4:14: invalid YAML: Missing closing "quote'],
+      [TOP + FEED('"@chan') + FEED('"@other'), '4:14: invalid YAML: missing closing "quote'],
       // The last quoted value: the parser reaches the end of the file.
-      [TOP + FEED('"@chan"', '"* * * * *'), '6:11: invalid YAML: Missing closing "quote'],
+      [TOP + FEED('"@chan"', '"* * * * *'), '6:11: invalid YAML: missing closing "quote'],
       // Single quotes, and an escaped double quote inside the value.
-      [TOP + FEED("'@chan"), "4:14: invalid YAML: Missing closing 'quote"],
-      [TOP + FEED('"@ch\\"an'), '4:14: invalid YAML: Missing closing "quote'],
+      [TOP + FEED("'@chan"), "4:14: invalid YAML: missing closing 'quote"],
+      [TOP + FEED('"@ch\\"an'), '4:14: invalid YAML: missing closing "quote'],
       // In a flow list.
       [
         TOP +
         FEED('"@chan"').replace("url: http://127.0.0.1:9/x", 'url: ["http://a/x", "http://b/y]'),
-        '5:25: invalid YAML: Missing closing "quote',
+        '5:25: invalid YAML: missing closing "quote',
       ],
     ];
     for (const [text, where] of cases) {

@@ -1,6 +1,6 @@
 /** Defaults and precedence, computed in one place (src/config/effective.ts). */
 import { ConfigError } from "../../src/config/errors.ts";
-import { parseSettings } from "../../src/config/parse.ts";
+import { parseSettings } from "../../src/config/load.ts";
 import { assert, assertEquals, assertThrows } from "../support/assert.ts";
 
 const TOKEN = "123:abc_DEF";

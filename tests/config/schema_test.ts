@@ -1,7 +1,7 @@
 /** The JSON Schema and the validator must agree on the whole corpus. */
 // A test-only package: an npm: specifier here keeps it out of the product's import map.
 import { Ajv2020 } from "npm:ajv@^8.20.0/dist/2020.js";
-import { parse } from "yaml";
+import { parse } from "../support/yaml.ts";
 import { configSchema } from "../../src/config/schema.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 import { runCli } from "../support/cli.ts";
@@ -14,7 +14,7 @@ function compile(schema: unknown) {
 }
 
 const readYaml = async (path: string | URL): Promise<{ feeds: Record<string, unknown>[] }> =>
-  parse(await Deno.readTextFile(path), { merge: true });
+  parse(await Deno.readTextFile(path));
 
 Deno.test("schema: `courier schema` prints a draft 2020-12 schema that accepts examples/config.yml", async () => {
   const result = await runCli(["schema"]);

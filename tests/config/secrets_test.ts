@@ -1,23 +1,12 @@
 /** Config errors say what is wrong with a secret without printing it. */
 import { viewSettings } from "../../src/config/describe.ts";
-import { ConfigError } from "../../src/config/errors.ts";
-import { parseSettings } from "../../src/config/parse.ts";
+import { parseSettings } from "../../src/config/load.ts";
+import { problems } from "./problems.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 
 const SECRET = "SECRETx9";
 const FEED =
   '  - {name: a, channel: "@abc", url: "http://127.0.0.1/", cron: "* * * * *", type: rss';
-
-/** The error lines for a config text; fails the test if the config is accepted. */
-function problems(text: string): string[] {
-  try {
-    parseSettings(text, "c.yml", "/tmp");
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error(`accepted: ${text}`);
-}
 
 function assertNoSecret(lines: string[], secret = SECRET): void {
   for (const line of lines) assert(!line.includes(secret), `leaks the secret: ${line}`);

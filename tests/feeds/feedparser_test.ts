@@ -5,7 +5,7 @@
  * a fixture differently on purpose, DIFFERENCES says why and what courier reads instead.
  */
 import assert from "node:assert/strict";
-import { formatRfc3339 } from "../../src/feeds/dates.ts";
+import { formatRfc3339 } from "../../src/time/rfc3339.ts";
 import { parseFeed } from "../../src/feeds/parse.ts";
 import { FIXTURES } from "../support/feed_server.ts";
 

@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 import { FeedError } from "../../src/feeds/errors.ts";
 import { orderEntries } from "../../src/feeds/merge.ts";
 import { parseFeed } from "../../src/feeds/parse.ts";
-import { formatRfc3339, parseDate } from "../../src/feeds/dates.ts";
+import { parseDate } from "../../src/feeds/dates.ts";
+import { formatRfc3339 } from "../../src/time/rfc3339.ts";
 import { decodeEntities } from "../../src/feeds/entities.ts";
 import { contentId } from "../../src/feeds/identity.ts";
-import type { Entry } from "../../src/feeds/entry.ts";
+import type { Entry } from "../../src/model/entry.ts";
 
 const BASE = "https://example.com/feed.xml";
 

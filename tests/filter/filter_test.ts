@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Entry } from "../../src/feeds/entry.ts";
+import type { Entry } from "../../src/model/entry.ts";
 import { DEFAULT_FILTER_FIELDS, type EntryFilter, judge } from "../../src/filter/filter.ts";
 import { compilePattern, type Pattern } from "../../src/filter/pattern.ts";
 import { loadRegexEngine } from "../../src/filter/regex.ts";

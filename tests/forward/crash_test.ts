@@ -6,7 +6,7 @@
  * has accepted the K-th message, so no timing is involved.
  */
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { type FakeMessage, startFakeBotApi } from "../support/fake_bot_api.ts";
 import { startFeedServer } from "../support/once_feeds.ts";
 import { Store } from "../../src/store/db.ts";

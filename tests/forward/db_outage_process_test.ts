@@ -23,7 +23,7 @@
  */
 import assert from "node:assert/strict";
 import { stateRows } from "../support/state_rows.ts";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { startFakeBotApi } from "../support/fake_bot_api.ts";
 import { faketimeMissing, fastClockEnv } from "../support/faketime.ts";
 import { type ForwardProcess, startForward } from "../support/forward_process.ts";

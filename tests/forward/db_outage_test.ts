@@ -9,9 +9,9 @@
  * its runs go on failing every minute and nothing it posts is lost or doubled.
  */
 import assert from "node:assert/strict";
-import type { Entry } from "../../src/feeds/entry.ts";
+import type { Entry } from "../../src/model/entry.ts";
 import { Leases } from "../../src/forward/leases.ts";
-import { Secret } from "../../src/log/secret.ts";
+import { Secret } from "../../src/secrets/secret.ts";
 import { Store } from "../../src/store/db.ts";
 import { memoryLogger } from "../support/forward_stubs.ts";
 import { hranaMissing, startHrana } from "../support/hrana_server.ts";

@@ -15,7 +15,7 @@
  * log line, a message or a count, bounded by the test's deadline; nothing sleeps.
  */
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { type FakeMessage, startFakeBotApi } from "../support/fake_bot_api.ts";
 import { faketimeMissing, skewedClockEnv } from "../support/faketime.ts";
 import { type ForwardProcess, startForward } from "../support/forward_process.ts";

@@ -5,8 +5,8 @@
  * is real), so no test waits for real time.
  */
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
-import { parseSettings } from "../../src/config/parse.ts";
+import { stringify } from "../support/yaml.ts";
+import { parseSettings } from "../../src/config/load.ts";
 import type { Settings } from "../../src/config/types.ts";
 import { readFeed } from "../../src/feeds/read.ts";
 import type { ReadOptions } from "../../src/feeds/read.ts";

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { ONCE_MAX_MESSENGER_WAIT_MS, runOnce } from "../../src/forward/once.ts";
 import { BotApi } from "../../src/messenger/bot_api.ts";
-import { Secret } from "../../src/log/secret.ts";
+import { Secret } from "../../src/secrets/secret.ts";
 import { Store } from "../../src/store/db.ts";
 import type { FeedSettings } from "../../src/config/types.ts";
 import { makeEntry, makeFeed, memoryLogger, StubReader } from "../support/forward_stubs.ts";
@@ -13,7 +13,7 @@ import { CONTENT_REFUSALS, startFakeBotApi } from "../support/fake_bot_api.ts";
 import { formatSummary } from "../../src/forward/summary.ts";
 import { isMessageRefusal } from "../../src/messenger/errors.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/migrations.ts";
-import { createClient } from "@libsql/client";
+import { createClient } from "npm:@libsql/client@^0.18.0";
 
 const url = (name: string) => `https://feeds.example/${name}.xml`;
 

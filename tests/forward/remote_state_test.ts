@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { stateRows } from "../support/state_rows.ts";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { type FakeMessage, startFakeBotApi } from "../support/fake_bot_api.ts";
 import { startForward } from "../support/forward_process.ts";
 import { hranaMissing, startHrana } from "../support/hrana_server.ts";

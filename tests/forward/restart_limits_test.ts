@@ -6,7 +6,7 @@
  * 429 to a 21st). Synchronised on log lines and messages, never on sleeps.
  */
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { startFakeBotApi } from "../support/fake_bot_api.ts";
 import { startForward } from "../support/forward_process.ts";
 import { postItems, startFeedServer } from "../support/once_feeds.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Runtime } from "../../src/forward/runtime.ts";
 import { selectFeeds } from "../../src/forward/select_feeds.ts";
 import { ProxyClients } from "../../src/net/proxy_clients.ts";
-import { parseSettings } from "../../src/config/parse.ts";
+import { parseSettings } from "../../src/config/load.ts";
 import { LockError } from "../../src/store/lock.ts";
 import { memoryLogger } from "../support/forward_stubs.ts";
 

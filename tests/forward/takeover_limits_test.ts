@@ -10,8 +10,8 @@
  * Every wait is on the test's clock; nothing sleeps.
  */
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
-import { parseSettings } from "../../src/config/parse.ts";
+import { stringify } from "../support/yaml.ts";
+import { parseSettings } from "../../src/config/load.ts";
 import { Runtime } from "../../src/forward/runtime.ts";
 import { Database } from "../../src/store/sqlite.ts";
 import type { Clock } from "../../src/time/clock.ts";

@@ -24,8 +24,8 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { stringify } from "yaml";
-import { parseSettings } from "../../src/config/parse.ts";
+import { stringify } from "../support/yaml.ts";
+import { parseSettings } from "../../src/config/load.ts";
 import type { Settings } from "../../src/config/types.ts";
 import { readFeed } from "../../src/feeds/read.ts";
 import { Loop } from "../../src/forward/loop.ts";

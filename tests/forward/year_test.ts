@@ -10,7 +10,7 @@ import { Deadlines } from "../../src/time/deadlines.ts";
 import { readFeed } from "../../src/feeds/read.ts";
 import { Forwarder } from "../../src/forward/forwarder.ts";
 import { sleep } from "../../src/time/clock.ts";
-import { Secret } from "../../src/log/secret.ts";
+import { Secret } from "../../src/secrets/secret.ts";
 import { BotApi } from "../../src/messenger/bot_api.ts";
 import { Store } from "../../src/store/db.ts";
 import { startFakeBotApi } from "../support/fake_bot_api.ts";

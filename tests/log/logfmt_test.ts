@@ -5,7 +5,7 @@
 // A test-only package: an npm: specifier here keeps it out of the product's import map.
 import logfmt from "npm:logfmt@^1.4.0";
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { createLogger, journalStream } from "../../src/log/logger.ts";
 import { logfmtLine, logfmtValue } from "../../src/log/logfmt.ts";
 import { startFakeBotApi } from "../support/fake_bot_api.ts";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { BotApi } from "../../src/messenger/bot_api.ts";
 import { ChatError, MessengerError, MessengerFatalError } from "../../src/messenger/errors.ts";
-import { Secret } from "../../src/log/secret.ts";
+import { Secret } from "../../src/secrets/secret.ts";
 import { openProxyClient } from "../../src/net/client.ts";
 import { parseProxy } from "../../src/net/proxy.ts";
 import { startMicrosocks, startTinyproxy } from "../support/proxy_servers.ts";

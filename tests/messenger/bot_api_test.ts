@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { BotApi, type BotApiOptions } from "../../src/messenger/bot_api.ts";
 import { ChatError, MessengerFatalError } from "../../src/messenger/errors.ts";
 import { TELEGRAM_LIMITS } from "../../src/messenger/pacer.ts";
-import { Secret } from "../../src/log/secret.ts";
+import { Secret } from "../../src/secrets/secret.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { startFakeBotApi } from "../support/fake_bot_api.ts";
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { BotApi } from "../../src/messenger/bot_api.ts";
 import { Circuit } from "../../src/messenger/circuit.ts";
 import { ChatError } from "../../src/messenger/errors.ts";
-import { Secret } from "../../src/log/secret.ts";
+import { Secret } from "../../src/secrets/secret.ts";
 import { startFakeBotApi } from "../support/fake_bot_api.ts";
 
 const message = { html: "<b>Hi</b>", previews: true };

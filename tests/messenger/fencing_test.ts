@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { BotApi, type BotApiOptions } from "../../src/messenger/bot_api.ts";
 import { NotHeldError } from "../../src/messenger/errors.ts";
 import { Pacer, TELEGRAM_LIMITS } from "../../src/messenger/pacer.ts";
-import { Secret } from "../../src/log/secret.ts";
+import { Secret } from "../../src/secrets/secret.ts";
 import { type FakeBotApiOptions, startFakeBotApi } from "../support/fake_bot_api.ts";
 
 const TOKEN = "123456:TEST-token_abc";

@@ -2,7 +2,7 @@
  * courier's message formatter as it was before templates (commit 9d48c11), frozen: the reference
  * the default template must match byte for byte. Never change it to make a test pass.
  */
-import type { Entry } from "../../src/feeds/entry.ts";
+import type { Entry } from "../../src/model/entry.ts";
 
 const MAX_MESSAGE_LENGTH = 4096;
 

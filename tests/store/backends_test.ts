@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { stateRows } from "../support/state_rows.ts";
-import type { Entry } from "../../src/feeds/entry.ts";
-import { Secret } from "../../src/log/secret.ts";
+import type { Entry } from "../../src/model/entry.ts";
+import { Secret } from "../../src/secrets/secret.ts";
 import { Store } from "../../src/store/db.ts";
 import type { StateLocation } from "../../src/store/location.ts";
 import { SCHEMA_VERSION } from "../../src/store/migrations.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { dbPath, type RunRecord, Store, StoreError } from "../../src/store/db.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/migrations.ts";
-import { createClient } from "@libsql/client";
+import { createClient } from "npm:@libsql/client@^0.18.0";
 import { ManualClock } from "../support/manual_clock.ts";
 import { runRecord, storeEntry } from "../support/store_records.ts";
 

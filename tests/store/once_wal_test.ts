@@ -3,7 +3,7 @@
  * elsewhere is courier.db alone, and courier.db-wal does not grow from one cron run to the next.
  */
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { stringify } from "../support/yaml.ts";
 import { Store } from "../../src/store/db.ts";
 import { runCli } from "../support/cli.ts";
 import { startFakeBotApi } from "../support/fake_bot_api.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createClient } from "@libsql/client";
+import { createClient } from "npm:@libsql/client@^0.18.0";
 import { runRecord, storeEntry } from "../support/store_records.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import { type RunRecord, Store } from "../../src/store/db.ts";

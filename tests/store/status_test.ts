@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import Database from "libsql";
+import Database from "npm:libsql@0.5.29";
 import { dbPath, type RunRecord, Store } from "../../src/store/db.ts";
 import { acquireLock } from "../../src/store/lock.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/migrations.ts";

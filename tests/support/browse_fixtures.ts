@@ -1,4 +1,4 @@
-import Database from "libsql";
+import Database from "npm:libsql@0.5.29";
 import {
   type BrowseOptions,
   type RunningBrowser,

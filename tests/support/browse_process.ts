@@ -1,6 +1,5 @@
 import { stopChild, withinChild } from "./child.ts";
-
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+import { courierArgs, PRODUCT_ENV } from "./product.ts";
 
 /** A `courier browse` server in its own process, for measuring it from outside. */
 export interface BrowseProcess {
@@ -18,13 +17,13 @@ export async function startBrowseProcess(
   args: string[],
   prefix: string[] = [],
 ): Promise<BrowseProcess> {
-  const deno = ["run", "--allow-all", "--quiet", MAIN, "browse", "--port", "0", ...args];
+  const deno = courierArgs("browse", "--port", "0", ...args);
   const child = new Deno.Command(prefix[0] ?? Deno.execPath(), {
     args: prefix.length > 0 ? [...prefix.slice(1), Deno.execPath(), ...deno] : deno,
     stdout: "piped",
     stderr: "piped",
     stdin: "null",
-    env: { NO_COLOR: "1" },
+    env: { ...PRODUCT_ENV, NO_COLOR: "1" },
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   const { url } = await withinChild(

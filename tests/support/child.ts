@@ -85,3 +85,11 @@ export function runWithin(
   }).spawn();
   return outputWithin(child, `${cmd} ${(options.args ?? []).join(" ")}`.slice(0, 200), ms);
 }
+
+/** Reads `reader` to its end, handing each piece of text to `onText`. */
+export async function readToEnd(
+  reader: ReadableStreamDefaultReader<string>,
+  onText: (text: string) => void,
+): Promise<void> {
+  for (let next = await reader.read(); !next.done; next = await reader.read()) onText(next.value);
+}

@@ -1,6 +1,6 @@
 import { outputWithin } from "./child.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+import { courierArgs } from "./product.ts";
 
 export interface CliResult {
   code: number;
@@ -17,7 +17,7 @@ export interface CliOptions {
 /** Runs the real `courier` entry point in a subprocess, as a user would. */
 export async function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   const command = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--quiet", MAIN, ...args],
+    args: courierArgs(...args),
     cwd: options.cwd,
     env: { NO_COLOR: "1", ...options.env },
     stdin: options.stdin === undefined ? "null" : "piped",

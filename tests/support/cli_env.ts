@@ -3,7 +3,7 @@
  * feeds (once_feeds.ts) and the fake Bot API. Every output is checked for the token.
  */
 import assert from "node:assert/strict";
-import { stringify } from "yaml";
+import { stringify } from "./yaml.ts";
 import { type CliResult, runCli } from "./cli.ts";
 import { type FakeBotApi, type FakeBotApiOptions, startFakeBotApi } from "./fake_bot_api.ts";
 import { type FeedServer, startFeedServer } from "./once_feeds.ts";

@@ -1,6 +1,6 @@
 import { deflateRawSync, deflateSync, gzipSync } from "node:zlib";
-import { formatRfc3339 } from "../../src/feeds/dates.ts";
-import type { Entry } from "../../src/feeds/entry.ts";
+import { formatRfc3339 } from "../../src/time/rfc3339.ts";
+import type { Entry } from "../../src/model/entry.ts";
 import { orderEntries } from "../../src/feeds/merge.ts";
 
 export const FIXTURES = new URL("../fixtures/feeds/", import.meta.url).pathname;

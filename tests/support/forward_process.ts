@@ -1,7 +1,7 @@
 /** A real `courier forward` process whose log (stderr) a test reads as it comes. */
-import { CHILD_BOUND_MS, signal, stopChild, withinChild } from "./child.ts";
+import { CHILD_BOUND_MS, readToEnd, signal, stopChild, withinChild } from "./child.ts";
 
-const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+import { courierArgs, PRODUCT_ENV } from "./product.ts";
 
 export interface ForwardProcess {
   /** The process id (the same after forward re-executes itself with its V8 flags). */
@@ -22,8 +22,8 @@ export interface ForwardProcess {
 
 export function startForward(args: string[], env: Record<string, string> = {}): ForwardProcess {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", MAIN, "forward", ...args],
-    env: { NO_COLOR: "1", ...env },
+    args: courierArgs("forward", ...args),
+    env: { ...PRODUCT_ENV, NO_COLOR: "1", ...env },
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -67,13 +67,7 @@ export function startForward(args: string[], env: Record<string, string> = {}): 
       await withinChild(
         child,
         "forward's log ending",
-        (async () => {
-          for (;;) {
-            const { value, done } = await reader.read();
-            if (done) break;
-            log += value;
-          }
-        })(),
+        readToEnd(reader, (text) => log += text),
         CHILD_BOUND_MS,
       );
       return { code: (await status).code, log };

@@ -1,6 +1,6 @@
 /** Stubs for driving feed runs without a network: a scripted reader and a recording outbox. */
 import type { FeedSettings } from "../../src/config/types.ts";
-import type { Entry } from "../../src/feeds/entry.ts";
+import type { Entry } from "../../src/model/entry.ts";
 import type { Outbox, Sent } from "../../src/messenger/bot_api.ts";
 import type { Message } from "../../src/messenger/format.ts";
 import type { FeedRead, ReadOptions } from "../../src/forward/reader.ts";

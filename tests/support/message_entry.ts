@@ -1,4 +1,4 @@
-import type { Entry } from "../../src/feeds/entry.ts";
+import type { Entry } from "../../src/model/entry.ts";
 
 /** An entry "Hello" linking to https://example.org/a, with `partial` over it: for messages. */
 export function messageEntry(partial: Partial<Entry>): Entry {

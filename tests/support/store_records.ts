@@ -1,5 +1,5 @@
 /** Records the store tests hand to the Store: entries and run records with plain defaults. */
-import type { Entry } from "../../src/feeds/entry.ts";
+import type { Entry } from "../../src/model/entry.ts";
 import type { RunRecord } from "../../src/store/db.ts";
 
 /** An entry `id` with a link and title made from it, published at `published`. */

@@ -74,7 +74,11 @@ export class AnswerBudget {
         }
         const p = held[piece];
         const end = Math.min(p.length, off + CHUNK);
-        controller.enqueue(p.subarray(off, end));
+        // A copy, not a view: the HTTP server keeps the last piece it was handed while its
+        // client takes nothing, and a view kept the whole answer in memory after the stall
+        // limit gave its bytes back to the budget (40 stalled clients past that limit grew the
+        // server by each dropped answer).
+        controller.enqueue(p.slice(off, end));
         off = end;
         timer = setTimeout(() => {
           release();

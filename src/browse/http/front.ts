@@ -13,7 +13,17 @@
  * being answered is never dropped (a client without a token opening hundreds of connections cut
  * off others' queries in flight): with none to drop, the new connection gets 503 with
  * Retry-After. Which is which the front follows from the bytes it relays (http_framing.ts).
- * An accept() that fails all the same waits a moment and goes on: the server never exits for it.
+ *
+ * Two things make that hold in a real process. Accepting is a loop that, while the kernel's
+ * backlog holds connections, never lets the event loop read anything: a burst of 400
+ * connections was accepted whole before the request sent first was read, so at the cap that
+ * connection looked silent and went first. The loop now lets the event loop run every few
+ * accepts, and a connection is taken for silent only once reads have had their turns since it
+ * was accepted. And a connection's place is held until its last descriptor is closed,
+ * Deno.serve's included (Deno.serve closes its end after it sees the front's): counting a
+ * dropped connection gone at once let Deno.serve's accept() fail for want of descriptors,
+ * which ends the process. An accept() of the front that fails all the same waits a moment and
+ * goes on: the server never exits for it.
  */
 
 import { copy } from "../../net/unix_relay.ts";
@@ -96,11 +106,17 @@ interface Client {
   upstream?: Deno.Conn;
   /** Still sending its first request's headers. */
   opening: boolean;
+  /** Bytes of its first request's head read so far. */
+  seen: number;
+  /** The accept loop's turn when it was accepted (see Front.#pause). */
+  turn: number;
   closed: boolean;
   /** Once relayed: its requests and answers as they pass. */
   requests?: MessageScanner;
   /** Requests whose head is in and whose answer has not ended, by method. */
   pending: string[];
+  /** Settles when its place is free: every descriptor of it closed. */
+  gone: Promise<void>;
 }
 
 /** Whether a request of the client is being answered (its head is in, its answer not over). */
@@ -108,15 +124,21 @@ function answering(c: Client): boolean {
   return c.pending.length > 0;
 }
 
+function closeQuietly(conn: Deno.Conn | undefined): void {
+  try {
+    conn?.close();
+  } catch { /* closed already */ }
+}
+
+/**
+ * Closes the client's side. Deno.serve's side is only told (its input ends): it closes its end
+ * when it sees that, and the relay's read of it then ends, which frees the connection's place.
+ */
 function closeClient(c: Client): void {
   if (c.closed) return;
   c.closed = true;
-  try {
-    c.conn.close();
-  } catch { /* closed already */ }
-  try {
-    c.upstream?.close();
-  } catch { /* closed already */ }
+  closeQuietly(c.conn);
+  c.upstream?.closeWrite().catch(() => closeQuietly(c.upstream));
 }
 
 /** Events for tests: a connection dropped, and why. */
@@ -124,6 +146,13 @@ export type FrontEvent =
   | { type: "dropped"; reason: "header-timeout" | "cap" | "too-large" }
   | { type: "accept-failed" }
   | { type: "refused" };
+
+/** Accepts in a row before the event loop is let run (reads, Deno.serve, the relays). */
+const ACCEPTS_PER_TURN = 16;
+/** Turns after its accept by which a connection's bytes already sent have been read. */
+const READ_TURNS = 2;
+/** The longest the accept loop waits for a dropped connection's descriptors to close. */
+const GONE_WAIT_MS = 1_000;
 
 export class Front {
   readonly #listener: Deno.TcpListener;
@@ -133,6 +162,8 @@ export class Front {
   readonly #maxHeader: number;
   #backend: Backend | undefined;
   #closed = false;
+  /** Times the accept loop has let the event loop run. */
+  #turn = 0;
   readonly #observers = new Set<(e: FrontEvent) => void>();
   readonly done: Promise<void>;
 
@@ -155,7 +186,7 @@ export class Front {
     return this.#listener.addr.port;
   }
 
-  /** Open connections (tests watch them). */
+  /** Open connections, those whose descriptors are not all closed yet included. */
   get connections(): number {
     return this.#clients.size;
   }
@@ -172,31 +203,64 @@ export class Front {
   #drop(c: Client, reason: "header-timeout" | "cap" | "too-large"): void {
     if (c.closed) return;
     closeClient(c);
-    this.#clients.delete(c);
     this.#emit({ type: "dropped", reason });
   }
 
   /**
-   * Makes room for one more: drops the oldest idle kept-alive connection, else the oldest still
-   * sending a request's headers. False when every connection has a request being answered.
+   * Lets the event loop run: while connections wait in the backlog, accept() resolves at once
+   * and nothing else would (timers let the runtime poll for I/O; a zero delay did not always).
    */
-  #makeRoom(): boolean {
+  async #pause(): Promise<void> {
+    await new Promise((r) => setTimeout(r, 1));
+    this.#turn++;
+  }
+
+  /**
+   * The connection to drop for room: the oldest idle kept-alive one, else the oldest still
+   * sending its first request's headers. One that has sent nothing counts only once reads have
+   * had their turns since it was accepted (its request may be in, not read yet). `wait` is set
+   * when such a one was passed over.
+   */
+  #victim(): { victim?: Client; wait: boolean } {
     let sending: Client | undefined;
+    let wait = false;
     for (const c of this.#clients) {
       if (c.closed || answering(c)) continue;
-      if (!c.opening && c.requests?.between) {
-        this.#drop(c, "cap");
-        return true;
-      }
-      sending ??= c;
+      if (!c.opening && c.requests?.between) return { victim: c, wait };
+      if (!c.opening) continue;
+      if (c.seen === 0 && this.#turn - c.turn < READ_TURNS) wait = true;
+      else sending ??= c;
     }
-    if (sending === undefined) return false;
-    this.#drop(sending, "cap");
+    return { victim: sending, wait };
+  }
+
+  /** Makes room for one more connection; false when every one has a request being answered. */
+  async #makeRoom(): Promise<boolean> {
+    while (this.#clients.size >= this.#max) {
+      const { victim, wait } = this.#victim();
+      if (victim === undefined) {
+        if (!wait) return false;
+        await this.#pause();
+        continue;
+      }
+      this.#drop(victim, "cap");
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        victim.gone,
+        new Promise((r) => (timer = setTimeout(r, GONE_WAIT_MS))),
+      ]);
+      clearTimeout(timer);
+    }
     return true;
   }
 
   async #accept(): Promise<void> {
+    let inRow = 0;
     while (!this.#closed) {
+      if (++inRow >= ACCEPTS_PER_TURN) {
+        inRow = 0;
+        await this.#pause();
+      }
       let conn: Deno.TcpConn;
       try {
         conn = await this.#listener.accept();
@@ -204,27 +268,35 @@ export class Front {
         if (this.#closed || error instanceof Deno.errors.BadResource) return;
         // Out of descriptors (or another passing failure): free one, wait a moment, go on.
         this.#emit({ type: "accept-failed" });
-        this.#makeRoom();
+        const { victim } = this.#victim();
+        if (victim !== undefined) this.#drop(victim, "cap");
         await new Promise((r) => setTimeout(r, 50));
         continue;
       }
       // Answers leave in pieces through the relay: without it, Nagle's algorithm and the
       // client's delayed ACK held a page's last piece for 40 ms.
       conn.setNoDelay(true);
-      if (this.#clients.size >= this.#max && !this.#makeRoom()) {
+      if (this.#clients.size >= this.#max && !(await this.#makeRoom())) {
         this.#emit({ type: "refused" });
-        conn.write(FULL).catch(() => {}).finally(() => {
-          try {
-            conn.close();
-          } catch { /* closed already */ }
-        });
+        conn.write(FULL).catch(() => {}).finally(() => closeQuietly(conn));
         continue;
       }
-      const client: Client = { conn, opening: true, closed: false, pending: [] };
+      let gone: () => void = () => {};
+      const client: Client = {
+        conn,
+        opening: true,
+        seen: 0,
+        turn: this.#turn,
+        closed: false,
+        pending: [],
+        gone: new Promise<void>((r) => (gone = r)),
+      };
       this.#clients.add(client);
       this.#serve(client).catch(() => {}).finally(() => {
         closeClient(client);
+        closeQuietly(client.upstream);
         this.#clients.delete(client);
+        gone();
       });
     }
   }
@@ -232,11 +304,10 @@ export class Front {
   async #serve(c: Client): Promise<void> {
     const timer = setTimeout(() => this.#drop(c, "header-timeout"), this.#headerTimeoutMs);
     let head = new Uint8Array(4096);
-    let size = 0;
     try {
       for (;;) {
-        if (size === head.length) {
-          if (size >= this.#maxHeader) {
+        if (c.seen === head.length) {
+          if (c.seen >= this.#maxHeader) {
             await c.conn.write(TOO_LARGE).catch(() => {});
             return this.#drop(c, "too-large");
           }
@@ -244,15 +315,16 @@ export class Front {
           next.set(head);
           head = next;
         }
-        const n = await c.conn.read(head.subarray(size));
+        const n = await c.conn.read(head.subarray(c.seen));
         if (n === null) return;
-        size += n;
-        if (indexOfBytes(head.subarray(0, size), HEADERS_END, size - n - 3) >= 0) break;
+        c.seen += n;
+        if (indexOfBytes(head.subarray(0, c.seen), HEADERS_END, c.seen - n - 3) >= 0) break;
       }
     } finally {
       clearTimeout(timer);
     }
     if (c.closed) return;
+    const size = c.seen;
     const requests = new MessageScanner("request", {
       head: (text) => c.pending.push(text.slice(0, text.indexOf(" "))),
       end: () => {},
@@ -267,14 +339,21 @@ export class Front {
     c.opening = false;
     const backend = this.#backend;
     if (backend === undefined) return;
-    c.upstream = backend.transport === "unix"
-      ? await Deno.connect(backend)
-      : await Deno.connect({ hostname: backend.hostname, port: backend.port });
-    if (c.closed) return closeClient(c);
+    try {
+      c.upstream = backend.transport === "unix"
+        ? await Deno.connect(backend)
+        : await Deno.connect({ hostname: backend.hostname, port: backend.port });
+    } catch {
+      // Out of descriptors after all: its request gets an answer, not a silent close.
+      await c.conn.write(FULL).catch(() => {});
+      return;
+    }
+    if (c.closed) return;
     let off = 0;
     while (off < size) off += await c.upstream.write(head.subarray(off, size));
     const up = c.upstream;
-    // The client's end of sending is passed on; the server's end of answering ends it all.
+    // The client's end of sending is passed on (a reset too: Deno.serve's input ends); the
+    // server's end of answering ends it all. Past a client gone mid-answer, the relay stops.
     copy(c.conn, up, REQUEST_BUFFER, (b) => requests.feed(b)).catch(() => closeClient(c));
     await copy(up, c.conn, ANSWER_BUFFER, (b) => answers.feed(b)).catch(() => {});
   }
@@ -284,7 +363,10 @@ export class Front {
     try {
       this.#listener.close();
     } catch { /* closed already */ }
-    for (const c of this.#clients) closeClient(c);
+    for (const c of this.#clients) {
+      closeClient(c);
+      closeQuietly(c.upstream);
+    }
     this.#clients.clear();
     await this.done;
   }

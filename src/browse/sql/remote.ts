@@ -9,7 +9,7 @@ import {
 } from "./db.ts";
 import { openRuleCheck } from "./local.ts";
 import { cannotReach, describeNetworkFailure, isUnreachable } from "../../net/failure.ts";
-import { redactUrl } from "../../log/secret.ts";
+import { redactUrl } from "../../secrets/secret.ts";
 
 /**
  * A remote libSQL server (sqld, Turso) through @libsql/client. The server runs the SQL, on its
@@ -32,6 +32,17 @@ export const REMOTE_ANSWER_BYTES = 64 * 1024 * 1024;
 export const REMOTE_MAX_COLUMNS = 2000;
 
 class RemoteTooLarge extends Error {}
+
+/**
+ * The URL the client is given: a WebSocket URL is spoken over HTTP at the same address (sqld and
+ * Turso serve Hrana over both). Deno's WebSocket hands a message over only whole, and whole at
+ * any size when the server sends it in fragments (a 100 MiB answer was taken), so an answer
+ * over a WebSocket could not be held to REMOTE_ANSWER_BYTES; over HTTP every transport of the
+ * URL gets the same caps.
+ */
+export function overHttp(url: string): string {
+  return url.replace(/^ws(s?):/i, "http$1:");
+}
 
 /** fetch, with every answer's body read whole under REMOTE_ANSWER_BYTES. */
 async function cappedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
@@ -80,7 +91,7 @@ function wrap(error: unknown, shown: string): Error {
  * is one line then, not every call's error later. Rejects with a DbError.
  */
 export async function checkRemote(url: string, authToken: string | undefined): Promise<void> {
-  const client = createClient({ url, authToken, intMode: "bigint" });
+  const client = createClient({ url: overHttp(url), authToken, intMode: "bigint" });
   try {
     await client.execute("SELECT 1");
   } catch (error) {
@@ -96,7 +107,12 @@ function shownUrl(url: string): string {
 }
 
 export function openRemote(url: string, authToken: string | undefined, write: boolean): Db {
-  const client = createClient({ url, authToken, intMode: "bigint", fetch: cappedFetch });
+  const client = createClient({
+    url: overHttp(url),
+    authToken,
+    intMode: "bigint",
+    fetch: cappedFetch,
+  });
   const shown = shownUrl(url);
   const rules = openRuleCheck();
   let schemaVersion: unknown = undefined;

@@ -6,7 +6,7 @@
  * messages through BotApi and prints what the emulator stored, as JSON, on stdout.
  */
 import telegramTestApi from "npm:telegram-test-api@4.2.1";
-import { Secret } from "../../../src/log/secret.ts";
+import { Secret } from "../../../src/secrets/secret.ts";
 import { BotApi } from "../../../src/messenger/bot_api.ts";
 import { formatMessage } from "../../../src/messenger/format.ts";
 import { parseTemplate } from "../../../src/messenger/template.ts";

@@ -10,7 +10,7 @@
  * with its own feed, URL and reason.
  */
 import type { Clock, TimerId } from "../time/clock.ts";
-import type { Fields, Logger } from "./logger.ts";
+import type { Fields, Logger } from "../log/logger.ts";
 
 /** How many feed names a line that stands for many lists. */
 export const NAMES_SHOWN = 10;

@@ -3,7 +3,7 @@
  * credential convention, where the value stays out of `ps`, shell history and the config.
  * Errors name the problem, never the content.
  */
-import { fileReadProblem } from "./file_error.ts";
+import { fileReadProblem } from "../log/file_error.ts";
 
 /** Why a secret file could not give its secret; `message` is a few words, no content. */
 export class SecretFileError extends Error {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { burstLogger } from "../../src/log/bursts.ts";
+import { burstLogger } from "../../src/forward/bursts.ts";
 import { createLogger } from "../../src/log/logger.ts";
 import { ManualClock } from "../support/manual_clock.ts";
 
