@@ -147,3 +147,8 @@ export function isUnreachable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === "HRANA_WEBSOCKET_ERROR" && CONNECT_FAILURE.test(messages.join("\n"));
 }
+
+/** A libSQL server that could not be reached, in the words the store and browse both use. */
+export function cannotReach(shownUrl: string, reason: string): string {
+  return `cannot reach the libSQL server at ${shownUrl}: ${reason}`;
+}

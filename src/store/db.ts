@@ -15,10 +15,9 @@ import {
   storeFailure,
   unreachableServer,
 } from "./failure.ts";
-import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
+import { MIGRATIONS, newerSchema, SCHEMA_VERSION } from "./migrations.ts";
 import { isNoOp, type RunRecord, RunsTable } from "./runs.ts";
 import { prune, type PruneCounts, type RetentionRules } from "./retention.ts";
-import { iso } from "./times.ts";
 import { type StoredValidators, ValidatorsTable } from "./validators.ts";
 
 export type { RunCounts, RunRecord } from "./runs.ts";
@@ -185,12 +184,8 @@ export class Store {
     let step = options.readOnly ? "read the state" : "migrate the schema";
     try {
       const version = await store.version();
-      if (version > SCHEMA_VERSION) {
-        throw new StoreError(
-          `database ${path} has schema version ${version}, newer than this courier ` +
-            `understands (${SCHEMA_VERSION}); upgrade courier`,
-        );
-      }
+      const newer = newerSchema(path, version);
+      if (newer !== null) throw new StoreError(newer);
       if (options.readOnly && store.remote && version === 0) {
         // A server's database nothing has written to yet: as a missing local file.
         client.close();
@@ -277,15 +272,11 @@ export class Store {
 
   async #prune(now: Date, rules: Partial<RetentionRules>): Promise<PruneCounts> {
     const counts = await prune(this.client, now, rules);
-    if (counts.droppedFeeds.length > 0) {
-      await this.#entries.forget(counts.droppedFeeds);
-      await this.#validators.forget(counts.droppedFeeds);
-      this.#runs.forget(counts.droppedFeeds);
-    }
+    await this.adopt(counts.droppedFeeds);
     await this.client.execute({
       sql: `INSERT INTO meta (key, value) VALUES ('pruned_at', ?)
             ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-      args: [iso(now)],
+      args: [now.toISOString()],
     });
     return counts;
   }
@@ -339,13 +330,13 @@ export class Store {
   }
 
   /** Whether the feed has had its first sighting (its first successful read). */
-  isKnownFeed(feed: string): Promise<boolean> {
-    return this.#step("read the state", () => this.#entries.isKnownFeed(feed));
+  async isKnownFeed(feed: string): Promise<boolean> {
+    return (await this.lookup(feed, [])).known;
   }
 
   /** The ids among `ids` that the feed has already seen (sent or skipped). */
-  seenIds(feed: string, ids: readonly string[]): Promise<Set<string>> {
-    return this.#step("read the state", () => this.#entries.seenIds(feed, ids));
+  async seenIds(feed: string, ids: readonly string[]): Promise<Set<string>> {
+    return (await this.lookup(feed, ids)).seen;
   }
 
   /** Whether the feed is known and which of `ids` it has seen, in one query. */
@@ -499,7 +490,7 @@ export class Store {
         sql: `INSERT INTO chat_migrations (from_chat, to_chat, migrated_at) VALUES (?, ?, ?)
             ON CONFLICT (from_chat) DO UPDATE SET to_chat = excluded.to_chat,
               migrated_at = excluded.migrated_at`,
-        args: [from, to, iso(at)],
+        args: [from, to, at.toISOString()],
       }));
   }
 
@@ -509,7 +500,7 @@ export class Store {
    * read (on every machine, with remote state); the last-success file is a copy.
    */
   recordSuccess(feed: string, at: Date): void {
-    this.#successes.set(feed, iso(at));
+    this.#successes.set(feed, at.toISOString());
   }
 
   /** Writes the successes noted since the last call (one statement); never moves one back. */
@@ -572,7 +563,8 @@ export class Store {
 
   /**
    * Forgets what this process keeps in memory about `feeds` (validators, known feeds, the
-   * latest no-op run row): another process sharing the database ran them meanwhile.
+   * latest no-op run row): another process sharing the database ran them meanwhile, or
+   * retention dropped them.
    */
   async adopt(feeds: readonly string[]): Promise<void> {
     await this.#entries.forget(feeds);

@@ -1,6 +1,5 @@
 import type { InStatement, SqlClient } from "./sql.ts";
 import type { Entry } from "../model/entry.ts";
-import { dateOf, iso } from "./times.ts";
 
 /**
  * The `feeds` and `entries` tables: which feeds had their first sighting, which entries each
@@ -9,32 +8,6 @@ import { dateOf, iso } from "./times.ts";
  */
 export class EntriesTable {
   constructor(private readonly client: SqlClient) {}
-
-  /** Whether the feed has had its first sighting (its first successful read). */
-  async isKnownFeed(feed: string): Promise<boolean> {
-    const rs = await this.client.execute({
-      sql: "SELECT 1 FROM feeds WHERE name = ?",
-      args: [feed],
-    });
-    return rs.rows.length > 0;
-  }
-
-  /** The ids among `ids` that the feed has already seen (sent or skipped). */
-  async seenIds(feed: string, ids: readonly string[]): Promise<Set<string>> {
-    const seen = new Set<string>();
-    // SQLite binds at most 32766 parameters; stay well below.
-    for (let i = 0; i < ids.length; i += 500) {
-      const chunk = ids.slice(i, i + 500);
-      const rs = await this.client.execute({
-        sql: `SELECT entry_id FROM entries WHERE feed = ? AND entry_id IN (${
-          chunk.map(() => "?").join(",")
-        })`,
-        args: [feed, ...chunk],
-      });
-      for (const row of rs.rows) seen.add(String(row[0]));
-    }
-    return seen;
-  }
 
   /**
    * Whether the feed is known and which of `ids` it has seen, in one query: the ids travel as
@@ -91,12 +64,12 @@ export class EntriesTable {
     const statements: InStatement[] = [{
       sql: `UPDATE entries SET last_seen_at = ?1
             WHERE feed = ?2 AND entry_id IN (SELECT value FROM json_each(?3))`,
-      args: [iso(at), feed, JSON.stringify(ids)],
+      args: [at.toISOString(), feed, JSON.stringify(ids)],
     }];
     if (succeeded) {
       statements.push({
         sql: "UPDATE feeds SET last_parsed_at = ? WHERE name = ?",
-        args: [iso(at), feed],
+        args: [at.toISOString(), feed],
       });
     }
     return statements;
@@ -107,23 +80,15 @@ export class EntriesTable {
    * first-sighting limit held back are recorded as seen, in one transaction.
    */
   async recordFirstSighting(feed: string, skipped: readonly Entry[], at: Date): Promise<void> {
-    // The entries travel as one JSON parameter: one statement however many there are.
-    const rows = JSON.stringify(skipped.map((e) => [e.id, e.link, e.title, dateOf(e)]));
     await this.client.batch([
       {
         // The first sighting counts as the feed's last parsed read until a run succeeds, so
         // the entries it held back are never taken for entries the feed dropped.
         sql: `INSERT OR IGNORE INTO feeds (name, first_seen_at, last_parsed_at)
               VALUES (?1, ?2, ?2)`,
-        args: [feed, iso(at)],
+        args: [feed, at.toISOString()],
       },
-      {
-        sql: `INSERT OR IGNORE INTO entries (feed, entry_id, link, title, published_at, status,
-                seen_at, last_seen_at)
-              SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3, 'skipped', ?2, ?2
-              FROM json_each(?3)`,
-        args: [feed, iso(at), rows],
-      },
+      seenRows(feed, skipped, "skipped", at),
     ]);
     if (this.#known) (await this.#known).add(feed);
   }
@@ -133,14 +98,7 @@ export class EntriesTable {
    * filter applies to later entries only). One statement however many there are.
    */
   async recordFiltered(feed: string, filtered: readonly Entry[], at: Date): Promise<void> {
-    const rows = JSON.stringify(filtered.map((e) => [e.id, e.link, e.title, dateOf(e)]));
-    await this.client.execute({
-      sql: `INSERT OR IGNORE INTO entries (feed, entry_id, link, title, published_at, status,
-              seen_at, last_seen_at)
-            SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3, 'filtered', ?2, ?2
-            FROM json_each(?3)`,
-      args: [feed, iso(at), rows],
-    });
+    await this.client.execute(seenRows(feed, filtered, "filtered", at));
   }
 
   /** Marks an entry sent, after the messenger accepted it as `messageId` in `chatId`. */
@@ -161,7 +119,16 @@ export class EntriesTable {
             ON CONFLICT (feed, entry_id) DO UPDATE SET status = 'sent', sent_at = excluded.sent_at,
               last_seen_at = excluded.last_seen_at, chat_id = excluded.chat_id,
               message_id = excluded.message_id`,
-      args: [feed, entry.id, entry.link, entry.title, dateOf(entry), iso(at), chatId, messageId],
+      args: [
+        feed,
+        entry.id,
+        entry.link,
+        entry.title,
+        dateOf(entry),
+        at.toISOString(),
+        chatId,
+        messageId,
+      ],
     });
   }
 
@@ -177,7 +144,37 @@ export class EntriesTable {
             ON CONFLICT (feed, entry_id) DO UPDATE SET status = 'refused',
               last_seen_at = excluded.last_seen_at, chat_id = excluded.chat_id
               WHERE status <> 'sent'`,
-      args: [feed, entry.id, entry.link, entry.title, dateOf(entry), iso(at), chatId],
+      args: [feed, entry.id, entry.link, entry.title, dateOf(entry), at.toISOString(), chatId],
     });
   }
+}
+
+/**
+ * The statement recording `entries` as seen with `status`, never to be posted: they travel as
+ * one JSON parameter, so it is one statement however many there are.
+ */
+function seenRows(
+  feed: string,
+  entries: readonly Entry[],
+  status: "skipped" | "filtered",
+  at: Date,
+): InStatement {
+  return {
+    sql: `INSERT OR IGNORE INTO entries (feed, entry_id, link, title, published_at, status,
+            seen_at, last_seen_at)
+          SELECT ?1, value ->> 0, value ->> 1, value ->> 2, value ->> 3, ?4, ?2, ?2
+          FROM json_each(?3)`,
+    args: [
+      feed,
+      at.toISOString(),
+      JSON.stringify(entries.map((e) => [e.id, e.link, e.title, dateOf(e)])),
+      status,
+    ],
+  };
+}
+
+/** An entry's date as stored: published, else updated, else null. */
+function dateOf(entry: Entry): string | null {
+  const d = entry.published ?? entry.updated;
+  return d && !Number.isNaN(d.getTime()) ? d.toISOString() : null;
 }

@@ -5,6 +5,7 @@
  * start with it ("SQLITE_FULL: database or disk is full"); the store puts the step and the file
  * in front (db.ts, StoreError).
  */
+import { cannotReach } from "../net/failure.ts";
 
 interface SqliteLike {
   code?: unknown;
@@ -83,7 +84,5 @@ export function storeFailure(step: string, path: string, error: unknown): StoreE
  */
 export function unreachableServer(shown: string, error: unknown): string | null {
   const reason = (error as { unreachable?: unknown } | null)?.unreachable;
-  return typeof reason === "string"
-    ? `cannot reach the libSQL server at ${shown}: ${reason}`
-    : null;
+  return typeof reason === "string" ? cannotReach(shown, reason) : null;
 }

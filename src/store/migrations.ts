@@ -141,3 +141,11 @@ export const MIGRATIONS: readonly (readonly string[])[] = [
 
 /** The schema version this build writes and understands. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Why a database this courier must not touch is refused: its schema is newer; else null. */
+export function newerSchema(path: string, version: number): string | null {
+  return version > SCHEMA_VERSION
+    ? `database ${path} has schema version ${version}, newer than this courier ` +
+      `understands (${SCHEMA_VERSION}); upgrade courier`
+    : null;
+}

@@ -20,6 +20,12 @@ export class RemoteError extends Error {
   unreachable: string | null = null;
 }
 
+function unreachable(reason: string): RemoteError {
+  const out = new RemoteError(`cannot reach the libSQL server: ${reason}`);
+  out.unreachable = reason;
+  return out;
+}
+
 /**
  * A client error as the store reports it: SQLite's own errors keep their code (failure.ts
  * turns it into words); a transport failure says so, in one line, without the auth token.
@@ -34,12 +40,7 @@ function remoteError(error: unknown, secret: string | undefined): unknown {
     Object.assign(out, { code: e.code, extendedCode: e.code });
     return out;
   }
-  if (isUnreachable(error)) {
-    const reason = hide(describeNetworkFailure(error).reason);
-    const out = new RemoteError(`cannot reach the libSQL server: ${reason}`);
-    out.unreachable = reason;
-    return out;
-  }
+  if (isUnreachable(error)) return unreachable(hide(describeNetworkFailure(error).reason));
   const message = String(e?.message ?? error).split("\n")[0];
   const cause = e?.cause instanceof Error ? `: ${e.cause.message.split("\n")[0]}` : "";
   return new RemoteError(hide(`the server is unreachable or failed (${message}${cause})`));
@@ -62,10 +63,7 @@ function withDeadline<T>(call: Promise<T>, ms: number): Promise<T> {
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       // A server that does not answer is one that cannot be reached (failure.ts's words).
-      const reason = `no answer within ${ms / 1000} s`;
-      const error = new RemoteError(`cannot reach the libSQL server: ${reason}`);
-      error.unreachable = reason;
-      reject(error);
+      reject(unreachable(`no answer within ${ms / 1000} s`));
     }, ms);
   });
   call.catch(() => {});

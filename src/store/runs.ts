@@ -1,6 +1,5 @@
 import type { InStatement, SqlClient } from "./sql.ts";
 import type { GroupCommit } from "./commit.ts";
-import { isoConverter } from "./times.ts";
 
 /** What a feed run counted; the forwarder reports these and `runs` records them. */
 export interface RunCounts {
@@ -44,14 +43,11 @@ type RunRow = [
   string | null,
 ];
 
-const isoStarted = isoConverter();
-const isoFinished = isoConverter();
-
 function runRow(run: RunRecord): RunRow {
   return [
     run.feed,
-    isoStarted(run.startedAt),
-    isoFinished(run.finishedAt),
+    run.startedAt.toISOString(),
+    run.finishedAt.toISOString(),
     run.outcome,
     run.fetched,
     run.new,

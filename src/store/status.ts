@@ -5,19 +5,11 @@
  */
 import { Database } from "./sqlite.ts";
 import type { SqlClient } from "./sql.ts";
-import { describeFailure, unreachableServer } from "./failure.ts";
+import { describeFailure, StoreError, unreachableServer } from "./failure.ts";
 import { dbPath, describeLocation, type StateLocation } from "./location.ts";
 import { openRemote } from "./remote.ts";
-import { SCHEMA_VERSION } from "./migrations.ts";
+import { newerSchema, SCHEMA_VERSION } from "./migrations.ts";
 import { LeasesTable, type LeaseView } from "./leases.ts";
-
-/** The database cannot be read for a status report; the message names the file. */
-export class StatusReadError extends Error {
-  override name = "StatusReadError";
-  constructor(message: string, readonly exitCode: number) {
-    super(message);
-  }
-}
 
 /** A feed's latest `runs` row. */
 export interface RecordedRun {
@@ -90,12 +82,12 @@ export async function readFeedRecords(
       Deno.statSync(dbPath(location.dbDir));
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) return null;
-      throw new StatusReadError(`cannot read database ${path}: ${(error as Error).message}`, 1);
+      throw new StoreError(`cannot read database ${path}: ${(error as Error).message}`);
     }
     try {
       db = Database.open(dbPath(location.dbDir), { readOnly: true });
     } catch (error) {
-      throw new StatusReadError(`cannot open database ${path}: ${describeFailure(error)}`, 1);
+      throw new StoreError(`cannot open database ${path}: ${describeFailure(error)}`);
     }
   } else {
     db = await openRemote(location.url, location.authToken?.reveal());
@@ -112,10 +104,10 @@ export async function readFeedRecords(
       if (local) await db.execute("COMMIT");
     }
   } catch (error) {
-    if (error instanceof StatusReadError) throw error;
+    if (error instanceof StoreError) throw error;
     const unreachable = unreachableServer(path, error);
-    if (unreachable !== null) throw new StatusReadError(unreachable, 1);
-    throw new StatusReadError(`cannot read database ${path}: ${describeFailure(error)}`, 1);
+    if (unreachable !== null) throw new StoreError(unreachable);
+    throw new StoreError(`cannot read database ${path}: ${describeFailure(error)}`);
   } finally {
     db.close();
   }
@@ -136,13 +128,8 @@ async function readAll(
   remote: boolean,
 ): Promise<StatusRecords | null> {
   const version = Number((await db.execute("PRAGMA user_version")).rows[0]?.[0] ?? 0);
-  if (version > SCHEMA_VERSION) {
-    throw new StatusReadError(
-      `database ${path} has schema version ${version}, newer than this courier ` +
-        `understands (${SCHEMA_VERSION}); upgrade courier`,
-      2,
-    );
-  }
+  const newer = newerSchema(path, version);
+  if (newer !== null) throw new StoreError(newer, null, 2);
   // A server's database nothing has written to: as a local file not created yet.
   if (remote && version === 0) return null;
   const runs = await columnsOf(db, "runs");
@@ -157,10 +144,9 @@ async function readAll(
     ...(readsEntries ? need(entries, "entries", ["feed", "status", "sent_at"]) : []),
   ];
   if (missing.length > 0) {
-    throw new StatusReadError(
+    throw new StoreError(
       `database ${path} (schema version ${version}) lacks ${missing.join(", ")}; ` +
         `run courier once to migrate it to ${SCHEMA_VERSION}`,
-      1,
     );
   }
   const names = JSON.stringify(feeds);

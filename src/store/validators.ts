@@ -1,5 +1,4 @@
 import type { InStatement, SqlClient } from "./sql.ts";
-import { iso } from "./times.ts";
 
 /** HTTP validators of one feed URL, kept for conditional GET. */
 export interface StoredValidators {
@@ -62,7 +61,7 @@ export class ValidatorsTable {
       statements.push({
         sql: `INSERT INTO validators (feed, url, etag, last_modified, body_hash, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?)`,
-        args: [feed, url, v.etag, v.lastModified, v.bodyHash, iso(at)],
+        args: [feed, url, v.etag, v.lastModified, v.bodyHash, at.toISOString()],
       });
     }
     return statements;

@@ -6,7 +6,7 @@ import { api, makeFixtureDb, postQuery, startTestBrowser } from "../support/brow
 
 Deno.test("history: keeps the last `limit` calls, oldest first, as they wrap around", () => {
   let t = 0;
-  const h = new History(3, () => new Date(Date.UTC(2026, 0, 1, 0, 0, t++)));
+  const h = new History(3, { now: () => Date.UTC(2026, 0, 1, 0, 0, t++) });
   assert.deepEqual(h.list(), []);
   h.add("q1", 1.23456, 1);
   h.add("q2", 2, 2);
@@ -25,7 +25,7 @@ Deno.test("history: keeps the last `limit` calls, oldest first, as they wrap aro
 });
 
 Deno.test("history: holds at most HISTORY_BYTES of JSON; the oldest entries go first", () => {
-  const h = new History(500, () => new Date(0), 10_000);
+  const h = new History(500, { now: () => 0 }, 10_000);
   const long = "SELECT 1 --" + "\x01".repeat(1000);
   for (let i = 0; i < 20; i++) h.add(`${long}${i}`, 1, 1);
   assert.ok(h.bytes <= 10_000, `${h.bytes}`);

@@ -379,6 +379,15 @@ Deno.test("pages: row, cell, structure and query views; BLOBs, NULL and '' apart
     assertMatch(structure.text, /CREATE TABLE items/);
     const view = await get(server, "/db/table/cheap/structure");
     assertMatch(textOf(all(view.doc, isTag("h1"))[0]), /cheap\s*view/);
+    // A name resolves as the API resolves it: exactly, else the one case-insensitive match.
+    const upper = await get(server, "/db/table/ITEMS/structure");
+    assertEquals(upper.status, 200);
+    assertMatch(textOf(all(upper.doc, isTag("h1"))[0]), /^items$/);
+    assertEquals((await get(server, "/db/table/nope/structure")).status, 404);
+    // A raw cell that cannot be read answers as every other refusal does.
+    const bad = await fetch(new URL("/db/table/items/cell?key=[1]&column=nope&raw=1", server.url));
+    assertEquals(bad.status, 400);
+    assertEquals(Object.keys(await bad.json()), ["error"]);
 
     // A query's pages past the first, its plan as a tree, bound parameters.
     const q = "SELECT value FROM json_each('[1,2,3,4,5]') WHERE value > ?";

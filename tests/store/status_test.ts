@@ -3,7 +3,8 @@ import Database from "npm:libsql@0.5.29";
 import { dbPath, type RunRecord, Store } from "../../src/store/db.ts";
 import { acquireLock } from "../../src/store/lock.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/migrations.ts";
-import { readFeedRecords, StatusReadError } from "../../src/store/status.ts";
+import { readFeedRecords } from "../../src/store/status.ts";
+import { StoreError } from "../../src/store/failure.ts";
 import { runRecord, storeEntry } from "../support/store_records.ts";
 
 const DAY_BEFORE = new Date("2024-05-01T00:00:00.000Z");
@@ -128,7 +129,7 @@ Deno.test("status: a newer schema is refused with exit code 2, naming the file",
   db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
   db.close();
   await assert.rejects(() => readFeedRecords(dir, ["news"], DAY_BEFORE), (e: Error) => {
-    assert.ok(e instanceof StatusReadError);
+    assert.ok(e instanceof StoreError);
     assert.equal(e.exitCode, 2);
     assert.equal(
       e.message,
@@ -191,7 +192,7 @@ Deno.test("status: an older table it cannot read, or a file that is no database,
   db.exec("CREATE TABLE runs (feed TEXT, started_at TEXT)");
   db.close();
   await assert.rejects(() => readFeedRecords(dir, ["news"], DAY_BEFORE), (e: Error) => {
-    assert.ok(e instanceof StatusReadError);
+    assert.ok(e instanceof StoreError);
     assert.equal(e.exitCode, 1);
     assert.match(
       e.message,
@@ -204,7 +205,7 @@ Deno.test("status: an older table it cannot read, or a file that is no database,
   const junk = await Deno.makeTempDir();
   await Deno.writeTextFile(dbPath(junk), "this is not a database, just text ".repeat(200));
   await assert.rejects(() => readFeedRecords(junk, ["news"], DAY_BEFORE), (e: Error) => {
-    assert.ok(e instanceof StatusReadError);
+    assert.ok(e instanceof StoreError);
     assert.equal(e.exitCode, 1);
     assert.match(e.message, new RegExp(`^cannot (open|read) database ${dbPath(junk)}: .+`));
     assert.ok(!e.message.includes("\n"));

@@ -2,8 +2,8 @@
  * Answers held in the server's memory until their clients take them, under one budget. A
  * JSON answer is read whole from its worker (so a slow client never holds a worker), and the
  * server then holds it until the client has read it: clients that asked for large answers and
- * never read them grew the server by the size of each (100 such clients: over 1 GB, kept after
- * they left). A large answer now counts against the budget from the moment it is handed to the
+ * never read them grew the server by the size of each, kept after they left (bench/NOTES.md).
+ * A large answer now counts against the budget from the moment it is handed to the
  * client until its last byte is taken, its client goes, or the client takes nothing for the
  * stall limit; one that would pass the budget is refused with 503 instead of held. Small
  * answers are not counted: the connection cap bounds them.
@@ -91,7 +91,7 @@ export class AnswerBudget {
 }
 
 /** The pieces, `size` bytes in all, in one array. */
-export function concat(pieces: readonly Uint8Array[], size: number): Uint8Array {
+function concat(pieces: readonly Uint8Array[], size: number): Uint8Array {
   const out = new Uint8Array(size);
   let o = 0;
   for (const p of pieces) {

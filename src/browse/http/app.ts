@@ -125,7 +125,7 @@ export function createApp(options: AppOptions): Hono {
 
   for (const op of ["query", "explain"] as const) {
     const handler = async (c: Context) => {
-      const input = await queryInput(c, maxBody, maxChars);
+      const input = await queryInput(c, maxChars);
       const download = op === "query" && input.format !== undefined;
       const { answer, response } = await run(c, {
         op,

@@ -1,3 +1,5 @@
+import { type Clock, realClock } from "../../time/clock.ts";
+
 /** One successful /query or /explain call. */
 export interface HistoryEntry {
   query: string;
@@ -27,14 +29,14 @@ export class History {
 
   constructor(
     private limit = 500,
-    private now: () => Date = () => new Date(),
+    private clock: Pick<Clock, "now"> = realClock,
     private maxBytes = HISTORY_BYTES,
   ) {}
 
   add(query: string, durationMs: number, rows: number): void {
     const entry: HistoryEntry = {
       query,
-      timestamp: this.now().toISOString(),
+      timestamp: new Date(this.clock.now()).toISOString(),
       duration_ms: Math.round(durationMs * 1000) / 1000,
       rows,
     };

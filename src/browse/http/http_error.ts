@@ -1,6 +1,6 @@
-/** A request the API refuses: status and a message for `{"error"}`. */
+/** A request refused, or a read that failed: its status and a message for `{"error"}` or the page. */
 export class HttpError extends Error {
-  constructor(readonly status: 400 | 401 | 403 | 404 | 413, message: string) {
+  constructor(readonly status: number, message: string) {
     super(message);
   }
 }

@@ -15,14 +15,10 @@ function cellText(v: ApiValue): string {
  */
 const PLAIN = /^[!#-&(-+\--~]+$/;
 
-/** One CSV record (RFC 4180), CRLF-terminated. */
+/** One CSV record (RFC 4180), CRLF-terminated: a row, or the column names. */
 export function csvLine(values: ApiValue[]): string {
   return values.map((v) => {
     const s = cellText(v);
     return v !== null && !PLAIN.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
   }).join(",") + "\r\n";
-}
-
-export function csvHeader(columns: string[]): string {
-  return csvLine(columns);
 }

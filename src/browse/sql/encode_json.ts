@@ -21,7 +21,7 @@ export function jsonTail(stats: Record<string, unknown>, truncated: boolean): st
  * One row of driver values as JSON, converted as toApiValue does (integers exact, BLOBs as
  * base64 objects) but without an array of converted values per row: this runs for every row of
  * every answer. A row of text, numbers and NULLs alone is what JSON.stringify writes, natively
- * and about twice as fast (a number that is not finite is null in both).
+ * and faster (bench/NOTES.md; a number that is not finite is null in both).
  */
 export function jsonRowOf(row: readonly unknown[]): string {
   return isPlain(row) ? JSON.stringify(row) : mixedRow(row);
@@ -37,8 +37,8 @@ function isPlain(row: readonly unknown[]): boolean {
 }
 
 /**
- * Rows as jsonRowOf writes them, joined by commas, in one JSON.stringify call (about twice as
- * fast as one per row); null when one of them is not plain, or when the text could pass
+ * Rows as jsonRowOf writes them, joined by commas, in one JSON.stringify call (faster than one
+ * per row); null when one of them is not plain, or when the text could pass
  * `maxChars`: bounded before it is built (a string's JSON is at most 6 characters a character
  * and 2 more, a number's 24), so a page of large values is never made into one huge string.
  */

@@ -24,7 +24,7 @@ function xmlEscape(s: string): string {
  * The XML document is `<result><columns>…</columns><row>…</row>…</result>`, one row a chunk.
  * Written by hand, not with the `xml` package: each of its calls queues a process.nextTick
  * holding its output, and the worker renders every row in one synchronous loop, so an export
- * kept all its rows in memory until the query ended (+3.7 GB for a 504 MB XML download).
+ * kept all its rows in memory until the query ended (bench/NOTES.md).
  */
 export function xmlHead(columns: string[]): string {
   const cols = columns.map((name) => `<column>${xmlEscape(name)}</column>`).join("");

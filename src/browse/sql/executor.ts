@@ -1,6 +1,13 @@
 import { type Db, DbError, RefusedError, TimeLimitError, TooLargeError } from "./db.ts";
-import { indexes, info, resolveTable, table, tables } from "./introspect.ts";
-import { HARD_HEAP_LIMIT } from "./local.ts";
+import {
+  describeTable,
+  indexes,
+  indexesAnswer,
+  info,
+  listTables,
+  type ReadRows,
+  tableAnswer,
+} from "./introspect.ts";
 import type { WorkerRequest } from "../pool/protocol.ts";
 import { JSON_TYPE, runQuery, type Sink } from "./query.ts";
 import { SqlTextError } from "./sql_text.ts";
@@ -45,19 +52,20 @@ export class Executor {
     const started = performance.now();
     if (req.timeLeftMs !== undefined) this.db.timeLimit?.(req.timeLeftMs, req.limitMs ?? 0);
     this.db.hold?.();
+    const all: ReadRows = (sql, params) => this.db.all(sql, params);
     try {
       switch (req.op) {
         case "info":
-          return jsonAnswer(sink, 200, await info(this.db, this.label, this.write), started);
+          return jsonAnswer(sink, 200, await info(all, this.label, this.write), started);
         case "tables":
-          return jsonAnswer(sink, 200, await tables(this.db), started);
+          return jsonAnswer(sink, 200, (await listTables(all)).map((t) => t.name), started);
         case "table":
         case "indexes": {
-          const t = await resolveTable(this.db, req.name);
+          const t = await describeTable(all, req.name);
           if (!t) return jsonAnswer(sink, 404, { error: `no such table: ${req.name}` }, started);
           const body = req.op === "table"
-            ? await table(this.db, t)
-            : await indexes(this.db, t.name);
+            ? tableAnswer(t)
+            : indexesAnswer(await indexes(all, t.name));
           return jsonAnswer(sink, 200, body, started);
         }
         case "query":
@@ -77,14 +85,9 @@ export class Executor {
         : error instanceof SqlTextError || error instanceof DbError
         ? 400
         : 500;
-      let message = status === 500
+      const message = status === 500
         ? "internal error in the query worker"
         : scrub((error as Error).message, this.paths, this.label);
-      if (error instanceof DbError && error.code === "SQLITE_NOMEM") {
-        message = `out of memory: the query needs more than the worker's ${
-          HARD_HEAP_LIMIT / 1024 / 1024
-        } MiB`;
-      }
       jsonAnswer(sink, status, { error: message }, started);
     } finally {
       this.#release();

@@ -1,5 +1,4 @@
 import { DatabaseSync } from "node:sqlite";
-import { primaryCodeName } from "../../sqlite/codes.ts";
 import { type Db, DbError, type Params, RefusedError, TooLargeError } from "./db.ts";
 import { MAX_JSON_ANSWER_CHARS } from "./encode_json.ts";
 import { KeptStatements } from "./kept.ts";
@@ -95,8 +94,8 @@ function hasNul(c: string): string {
 /**
  * The row check of one column: true for text holding a NUL byte, and also for a BLOB holding a
  * zero byte (only text and BLOBs sort at or after ''; hasNul then leaves the BLOB out of the
- * flag). One comparison instead of typeof's call and string compare: 7 % of a 1,000-row page's
- * read (bench/NOTES.md).
+ * flag). One comparison instead of typeof's call and string compare, which were a measurable
+ * share of a page's read (bench/NOTES.md).
  */
 function mayHaveNul(c: string): string {
   return `${c} >= '' AND instr(${c}, char(0))`;
@@ -237,8 +236,15 @@ function openGuarded(path: string, readOnly: boolean): { db: NodeDatabase; g: Gu
       if (/^unsafe use of /.test(e?.message ?? "")) {
         return new RefusedError(`${e.message}: not allowed`);
       }
-      const code = typeof e?.errcode === "number" ? primaryCodeName(e.errcode) ?? "" : "";
-      return new DbError(e?.message ?? String(error), code);
+      // SQLITE_NOMEM: the worker's heap limit, not the host, is what the query ran into.
+      if (typeof e?.errcode === "number" && (e.errcode & 0xff) === 7) {
+        return new DbError(
+          `out of memory: the query needs more than the worker's ${
+            HARD_HEAP_LIMIT / 1024 / 1024
+          } MiB`,
+        );
+      }
+      return new DbError(e?.message ?? String(error));
     },
   };
   try {

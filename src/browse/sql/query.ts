@@ -1,5 +1,5 @@
 import type { Db, Params } from "./db.ts";
-import { csvHeader, csvLine } from "./encode_csv.ts";
+import { csvLine } from "./encode_csv.ts";
 import {
   JsonBody,
   jsonHead,
@@ -30,7 +30,7 @@ function decodeValue(v: unknown): unknown {
   if (v !== null && typeof v === "object") {
     const o = v as { $base64?: unknown; encoded?: unknown; $int?: unknown };
     if (o.$base64 === true) {
-      return Uint8Array.from(atob(String(o.encoded)), (c) => c.charCodeAt(0));
+      return Uint8Array.fromBase64(String(o.encoded));
     }
     // Integers beyond 2^53 arrive as decimal text; a JSON number would have rounded them.
     if (typeof o.$int === "string" && /^-?\d+$/.test(o.$int)) {
@@ -114,7 +114,7 @@ export async function runQuery(
     columns = cols;
     if (!download) return;
     sendHead();
-    if (req.format === "csv") buf += csvHeader(columns);
+    if (req.format === "csv") buf += csvLine(columns);
     else if (req.format === "xml") buf += xmlHead(columns);
     else buf += jsonHead(columns);
   };

@@ -8,7 +8,7 @@ import {
   TooLargeError,
 } from "./db.ts";
 import { openRuleCheck } from "./local.ts";
-import { describeNetworkFailure, isUnreachable } from "../../net/failure.ts";
+import { cannotReach, describeNetworkFailure, isUnreachable } from "../../net/failure.ts";
 import { redactUrl } from "../../secrets/secret.ts";
 
 /**
@@ -74,8 +74,7 @@ function wrap(error: unknown, shown: string): Error {
   const e = error as { message?: string; code?: string; cause?: unknown };
   // fetch's or the WebSocket's own failure: the server, not the query, is what is wrong.
   if (isUnreachable(error)) {
-    const reason = describeNetworkFailure(error).reason;
-    return new DbError(`cannot reach the libSQL server at ${shown}: ${reason}`, UNREACHABLE);
+    return new DbError(cannotReach(shown, describeNetworkFailure(error).reason), UNREACHABLE);
   }
   if (error instanceof RemoteTooLarge || e?.cause instanceof RemoteTooLarge) {
     return new TooLargeError(

@@ -194,5 +194,10 @@ export function compilesQueryOnly(sql: string): boolean {
   } catch {
     return false;
   }
-  return isWord(tokens[explainPrefix(tokens).inner], "SELECT", "WITH", "VALUES");
+  return startsQuery(tokens[explainPrefix(tokens).inner]);
+}
+
+/** Whether a statement that starts with `first` is a query: SELECT, WITH or VALUES. */
+export function startsQuery(first: Token | undefined): boolean {
+  return isWord(first, "SELECT", "WITH", "VALUES");
 }

@@ -11,7 +11,8 @@ import { errorResponse } from "../http_error.ts";
 export function corsGuard(origins: readonly string[]): MiddlewareHandler {
   if (origins.length === 0) {
     // No origin is allowed: every preflight is refused, and Hono's cors would add nothing to
-    // an answer but `Vary: Origin` (all answers are no-store) at ~6 KB of garbage per request.
+    // an answer but `Vary: Origin` (all answers are no-store), at a cost on every request
+    // (bench/NOTES.md).
     return async function corsGuard(c, next) {
       if (c.req.method === "OPTIONS") return errorResponse(403, "origin not allowed");
       return await next();

@@ -11,8 +11,8 @@ const SECURE_OPTIONS = { xFrameOptions: "DENY", strictTransportSecurity: false }
  * The rest of what it sets act on documents (COOP, Origin-Agent-Cluster, DNS prefetch) or on
  * retired browsers and plugins (X-XSS-Protection, X-Download-Options,
  * X-Permitted-Cross-Domain-Policies); OWASP's REST Security Cheat Sheet names the same set for
- * an API. Their ~200 bytes put a point query's answer past the ~512 bytes Deno's HTTP server
- * writes in one piece: head and body then went out as two writes, each relayed by the front.
+ * an API. Their bytes put a point query's answer past what Deno's HTTP server writes in one
+ * piece: head and body then went out as two writes, each relayed by the front (bench/NOTES.md).
  */
 export const DATA_HEADERS: readonly (readonly [string, string])[] = [
   ["Cache-Control", "no-store"],
@@ -27,7 +27,7 @@ const secured = new WeakSet<Response>();
 /**
  * A data answer, carrying DATA_HEADERS from the start; the middleware leaves it as it is.
  * Setting a dozen headers one by one on every query answer after the fact was the costliest
- * middleware (half the request rate of a bare Hono route, ~5 KB of garbage each).
+ * middleware (bench/NOTES.md).
  */
 export function securedResponse(
   body: BodyInit | null,

@@ -53,7 +53,7 @@ export function isBlob(v: unknown): v is Blob64 {
 }
 
 export function blobBytes(v: Blob64): Uint8Array<ArrayBuffer> {
-  return Uint8Array.from(atob(v.encoded), (c) => c.charCodeAt(0));
+  return Uint8Array.fromBase64(v.encoded);
 }
 
 function hexPreview(bytes: Uint8Array, n = 16): string {

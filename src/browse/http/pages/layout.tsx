@@ -93,17 +93,10 @@ export function Layout(
   );
 }
 
+/** A page; the other security headers are the middleware's (securityHeaders), as on every answer. */
 export function htmlResponse(body: Child, status = 200): Response {
   return new Response("<!doctype html>\n" + String(body), {
     status,
-    headers: {
-      "Content-Type": "text/html; charset=utf-8",
-      "Content-Security-Policy": PAGES_CSP,
-      "Cache-Control": "no-store",
-      "Referrer-Policy": "no-referrer",
-      "X-Content-Type-Options": "nosniff",
-      "X-Frame-Options": "DENY",
-      "Cross-Origin-Opener-Policy": "same-origin",
-    },
+    headers: { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": PAGES_CSP },
   });
 }

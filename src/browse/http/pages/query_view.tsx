@@ -51,6 +51,8 @@ export function QueryView({ q }: { q: QueryPage }) {
   const more = r !== undefined && (r.rows.length > q.size || r.truncated);
   const shown = r ? r.rows.slice(0, q.size) : [];
   const from = (q.page - 1) * q.size + 1;
+  const pageUrl = (page: number) =>
+    queryUrl({ sql: q.sql, params: q.params, page, size: q.size }, q.defaultSize);
   return (
     <>
       <h1>Query</h1>
@@ -130,15 +132,7 @@ export function QueryView({ q }: { q: QueryPage }) {
                 <div class="pager">
                   {q.page > 1
                     ? (
-                      <a
-                        rel="prev"
-                        href={queryUrl({
-                          sql: q.sql,
-                          params: q.params,
-                          page: q.page - 1,
-                          size: q.size,
-                        }, q.defaultSize)}
-                      >
+                      <a rel="prev" href={pageUrl(q.page - 1)}>
                         ‹ Previous
                       </a>
                     )
@@ -146,15 +140,7 @@ export function QueryView({ q }: { q: QueryPage }) {
                   <span>page {count(q.page)}</span>
                   {more
                     ? (
-                      <a
-                        rel="next"
-                        href={queryUrl({
-                          sql: q.sql,
-                          params: q.params,
-                          page: q.page + 1,
-                          size: q.size,
-                        }, q.defaultSize)}
-                      >
+                      <a rel="next" href={pageUrl(q.page + 1)}>
                         Next ›
                       </a>
                     )

@@ -1,6 +1,7 @@
 /** One row: every value in full, its foreign keys followed, and the rows that reference it. */
 import { blobBytes, FullValue, isBlob, sizeText, Visible } from "./cells.tsx";
-import type { ForeignKey, TableInfo } from "./reads.ts";
+import type { ForeignKey } from "../../sql/introspect.ts";
+import type { TableInfo } from "./reads.ts";
 import { rowsText, Tabs, Title } from "./table_view.tsx";
 import { cellUrl, equalsUrl, tablePath } from "./urls.ts";
 

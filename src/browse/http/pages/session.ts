@@ -23,11 +23,7 @@ export async function sessionValue(token: string): Promise<string> {
     key,
     new TextEncoder().encode("courier browse page"),
   );
-  return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-export function sessionCookie(value: string): string {
-  return `${COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict`;
+  return new Uint8Array(mac).toHex();
 }
 
 /** Where to go after signing in: a path on this site only. */

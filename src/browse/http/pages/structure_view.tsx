@@ -1,6 +1,7 @@
 /** A table's structure: columns, indexes, foreign keys both ways, triggers, its CREATE. */
 import { Visible } from "./cells.tsx";
-import type { ForeignKey, IndexInfo, TableInfo } from "./reads.ts";
+import type { ForeignKey, IndexInfo } from "../../sql/introspect.ts";
+import type { TableInfo } from "./reads.ts";
 import { Tabs, Title } from "./table_view.tsx";
 import { tablePath } from "./urls.ts";
 
@@ -83,7 +84,7 @@ export function StructureView({ s }: { s: StructurePage }) {
                         <Visible text={ix.name} />
                       </td>
                       <td>
-                        <Visible text={ix.columns.join(", ")} />
+                        <Visible text={ix.columns.map((c) => c ?? "<expression>").join(", ")} />
                       </td>
                       <td>{ix.unique ? "unique" : ""}</td>
                       <td>{ix.partial ? <code>{ix.sql ?? "yes"}</code> : ""}</td>

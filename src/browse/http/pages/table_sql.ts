@@ -3,6 +3,7 @@
  * view's state. Pure. Names are quoted identifiers checked against the table's own columns;
  * every value is a bound parameter, never spliced.
  */
+import { HttpError } from "../http_error.ts";
 
 export const OPERATORS = {
   eq: "=",
@@ -190,8 +191,8 @@ export function pageQuery(
   const terms = [...where.terms];
   const backwards = start.kind === "before" || start.kind === "last";
   if (start.kind === "after" || start.kind === "before") {
-    if (!hasKey) throw new RangeError("this view has no key to page by");
-    if (start.key.length !== parts.length) throw new RangeError("the page key does not fit");
+    if (!hasKey) throw new HttpError(400, "this view has no key to page by");
+    if (start.key.length !== parts.length) throw new HttpError(400, "the page key does not fit");
     // Forward in the view's order is "greater" ascending and "less" descending.
     const past = pastKey(parts, start.key, (start.kind === "after") !== desc);
     terms.push(past.sql);
@@ -250,7 +251,7 @@ export function countQuery(shape: TableShape, filters: readonly Filter[]): State
 export function rowQuery(shape: TableShape, key: readonly unknown[]): Statement {
   const parts = keyParts(shape, undefined);
   if (parts.length === 0 || key.length !== parts.length) {
-    throw new RangeError("this row's key does not fit the table");
+    throw new HttpError(400, "this row's key does not fit the table");
   }
   return {
     sql: `SELECT * FROM ${quoteName(shape.name)} WHERE ${

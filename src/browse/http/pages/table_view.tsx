@@ -1,7 +1,8 @@
 // deno-lint-ignore-file jsx-key -- rendered once on the server: no list is ever diffed.
 /** The rows of a table or view: sort, filters, paging, downloads, the SQL that ran. */
 import { Cell, type CellLinks, Visible } from "./cells.tsx";
-import type { ForeignKey, TableInfo } from "./reads.ts";
+import type { ForeignKey } from "../../sql/introspect.ts";
+import type { TableInfo } from "./reads.ts";
 import { COUNT_LIMIT, type Filter, OPERATORS, type Sort, type Statement } from "./table_sql.ts";
 import {
   cellUrl,
@@ -89,11 +90,7 @@ function FilterForm({ p }: { p: TablePage }) {
   const rows: (Filter | null)[] = [...state.filters, null];
   return (
     <form class="filters" method="get" action={tablePath(info.name)} role="search">
-      {state.sort ? <input type="hidden" name="sort" value={state.sort.column} /> : ""}
-      {state.sort?.desc ? <input type="hidden" name="desc" value="1" /> : ""}
-      {state.size !== p.defaultSize
-        ? <input type="hidden" name="size" value={String(state.size)} />
-        : ""}
+      {hiddenState({ ...state, filters: [] }, p.defaultSize)}
       {rows.map((f, i) => (
         <div class="filter">
           <select name="fc" aria-label={`filter ${i + 1} column`}>
@@ -210,7 +207,7 @@ function Pager({ p }: { p: TablePage }) {
   );
 }
 
-/** The sort and filters as hidden fields, for the forms that change one thing only. */
+/** The sort, size and filters as hidden fields, for the forms that change one thing only. */
 function hiddenState(state: TableState, defaultSize: number) {
   return (
     <>

@@ -27,26 +27,30 @@ export interface TableState {
   page: number;
 }
 
-function positiveInt(raw: string | null, name: string, fallback: number, max: number): number {
-  if (raw === null || raw === "") return fallback;
+export function positiveInt(
+  raw: string | undefined,
+  name: string,
+  fallback: number,
+  max: number,
+): number {
+  if (raw === undefined || raw === "") return fallback;
   if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) {
     throw new HttpError(400, `${name} must be a whole number from 1, got "${raw}"`);
   }
   return Math.min(Number(raw), max);
 }
 
-/** A table view's state from its query string. Keys stay text until the table is known. */
+/** A table view's state from its query string (Hono's `queries()`). Keys stay text until the table is known. */
 export function readTableState(
-  search: URLSearchParams,
+  query: Record<string, string[]>,
   maxRows: number,
 ): TableState & { afterText?: string; beforeText?: string } {
-  const sortColumn = search.get("sort");
-  const sort = sortColumn !== null && sortColumn !== ""
-    ? { column: sortColumn, desc: search.get("desc") === "1" }
-    : undefined;
-  const cols = search.getAll("fc");
-  const ops = search.getAll("fo");
-  const values = search.getAll("fv");
+  const get = (name: string): string | undefined => query[name]?.[0];
+  const sortColumn = get("sort");
+  const sort = sortColumn ? { column: sortColumn, desc: get("desc") === "1" } : undefined;
+  const cols = query.fc ?? [];
+  const ops = query.fo ?? [];
+  const values = query.fv ?? [];
   const filters: Filter[] = [];
   for (let i = 0; i < cols.length; i++) {
     const op = ops[i] ?? "eq";
@@ -54,24 +58,16 @@ export function readTableState(
     if (!isOp(op)) throw new HttpError(400, `unknown filter operator "${op}"`);
     filters.push({ column: cols[i], op, value: values[i] ?? "" });
   }
-  const size = positiveInt(search.get("size"), "size", Math.min(DEFAULT_SIZE, maxRows), maxRows);
-  const page = positiveInt(search.get("page"), "page", 1, 1e9);
-  const after = search.get("after");
-  const before = search.get("before");
+  const size = positiveInt(get("size"), "size", Math.min(DEFAULT_SIZE, maxRows), maxRows);
+  const page = positiveInt(get("page"), "page", 1, 1e9);
+  const afterText = get("after");
+  const beforeText = get("before");
   let start: PageStart = { kind: "first" };
-  if (after !== null) start = { kind: "after", key: [] };
-  else if (before !== null) start = { kind: "before", key: [] };
-  else if (search.get("last") === "1") start = { kind: "last" };
+  if (afterText !== undefined) start = { kind: "after", key: [] };
+  else if (beforeText !== undefined) start = { kind: "before", key: [] };
+  else if (get("last") === "1") start = { kind: "last" };
   else if (page > 1) start = { kind: "offset", page };
-  return {
-    sort,
-    filters,
-    size,
-    start,
-    page,
-    afterText: after ?? undefined,
-    beforeText: before ?? undefined,
-  };
+  return { sort, filters, size, start, page, afterText, beforeText };
 }
 
 export function tablePath(table: string, view = ""): string {
@@ -176,5 +172,3 @@ export function queryDownloadUrl(sql: string, params: string | undefined, format
   q.set("format", format);
   return withQuery(`${BASE}/query/download`, q);
 }
-
-export { positiveInt };
