@@ -51,24 +51,6 @@ const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string
 const NO_CHILDREN: XmlElement[] = [];
 
 /**
- * Whether `data` is only whitespace, as /^\s*$/ reads it (Unicode's spaces included). A loop:
- * the regex call was most of the cost of the newline between every two children of an entry.
- */
-export function isAllSpace(data: string): boolean {
-  for (let i = 0; i < data.length; i++) {
-    const c = data.charCodeAt(i);
-    if (c === 32 || (c >= 9 && c <= 13)) continue;
-    if (c < 0xa0) return false;
-    if (
-      c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 ||
-      c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
-    ) continue;
-    return false;
-  }
-  return true;
-}
-
-/**
  * An element as parseXml builds it. Its first run of text is kept as written and its references
  * decoded when the text is first read: most of a large feed's text (summaries, content) is
  * never read when summaries are not wanted. Only for documents without declared entities, whose
@@ -211,7 +193,7 @@ export function parseXml(
     if (textless.length && textless[textless.length - 1] === element) return;
     // Indentation between child elements is not content; keeping it would cost a string and a
     // mixed-content list on every container.
-    if (element.children.length && !element.mixed && !cdata && isAllSpace(data)) return;
+    if (element.children.length && !element.mixed && !cdata && /^\s*$/.test(data)) return;
     if (lazy && !cdata && element.bare) {
       element.keepUndecoded(data);
       return;

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { parseFeed, type ParseOptions } from "../../src/feeds/parse.ts";
 import { decodeFeedBytes } from "../../src/feeds/decode.ts";
-import { isAllSpace } from "../../src/feeds/xml.ts";
 import { FIXTURES } from "../support/feed_server.ts";
 import { joinedPieces, random } from "../support/generated.ts";
 
@@ -44,15 +43,6 @@ const PIECES = [
   "<![CDATA[]]>",
   "<!-- c -->",
 ];
-
-Deno.test("isAllSpace reads whitespace as /^\\s*$/ does, for every UTF-16 unit and mixes", () => {
-  for (let c = 0; c < 0x10000; c++) {
-    const one = String.fromCharCode(c);
-    assert.equal(isAllSpace(one), /^\s*$/.test(one), `U+${c.toString(16)}`);
-    assert.equal(isAllSpace(`\n  ${one}\t`), /^\s*$/.test(`\n  ${one}\t`), `U+${c.toString(16)}`);
-  }
-  assert.equal(isAllSpace(""), true);
-});
 
 /** parseFeed's reading, or the error it throws, as comparable values. */
 function feedOf(xml: string, options: ParseOptions): unknown {
