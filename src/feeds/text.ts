@@ -1,5 +1,5 @@
 import { Parser } from "htmlparser2";
-import { decodeHtml, isHtmlEntity } from "./entities.ts";
+import { decodeEntities, isHtmlEntity } from "./entities.ts";
 
 /** Collapses runs of whitespace (including no-break spaces) to one space and trims. */
 export function collapse(text: string): string {
@@ -114,7 +114,7 @@ const HIDDEN = new Set(["script", "style", "template"]);
  * dropped, script and style contents skipped, entities decoded, whitespace collapsed.
  */
 export function htmlToText(html: string): string {
-  if (html.indexOf("<") < 0) return collapse(html.indexOf("&") < 0 ? html : decodeHtml(html));
+  if (html.indexOf("<") < 0) return collapse(html.indexOf("&") < 0 ? html : decodeEntities(html));
   const parts: string[] = [];
   let hidden = 0;
   const parser = new Parser({
@@ -135,7 +135,7 @@ export function htmlToText(html: string): string {
   const lastOpen = html.lastIndexOf("<");
   const unfinished = lastOpen >= 0 && html.indexOf(">", lastOpen) < 0;
   parser.end(unfinished ? html.slice(0, lastOpen) : html);
-  if (unfinished) parts.push(decodeHtml(html.slice(lastOpen)));
+  if (unfinished) parts.push(decodeEntities(html.slice(lastOpen)));
   return collapse(parts.join(""));
 }
 
