@@ -50,17 +50,11 @@ const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string
 /** Shared by every leaf so that leaves allocate no array; replaced, never pushed to. */
 const NO_CHILDREN: XmlElement[] = [];
 
-/**
- * An element as parseXml builds it. Its first run of text is kept as written and its references
- * decoded when the text is first read: most of a large feed's text (summaries, content) is
- * never read when summaries are not wanted. Only for documents without declared entities, whose
- * expansion budget must be spent while parsing, as before.
- */
+/** An element as parseXml builds it. */
 class Element implements XmlElement {
   children: XmlElement[] = NO_CHILDREN;
   mixed: (XmlElement | string)[] | null = null;
   #text = "";
-  #undecoded = false;
 
   constructor(
     public name: string,
@@ -71,29 +65,12 @@ class Element implements XmlElement {
   get text(): string {
     // With mixed content, the text is its strings: worked out only when read (rarely), rather
     // than one more string joined for every run of whitespace between an entry's children.
-    if (this.mixed !== null) return stringsOf(this.mixed);
-    if (this.#undecoded) {
-      this.#text = decodeEntities(this.#text);
-      this.#undecoded = false;
-    }
-    return this.#text;
+    return this.mixed === null ? this.#text : stringsOf(this.mixed);
   }
 
   /** Adds decoded text (as long as there is no mixed content, which holds it then). */
   appendText(value: string): void {
-    this.#text = this.text + value;
-    this.#undecoded = false;
-  }
-
-  /** Whether text can be kept as written: the element has none yet, nor children. */
-  get bare(): boolean {
-    return this.#text === "" && this.children === NO_CHILDREN;
-  }
-
-  /** Keeps `raw` as the element's text, its references decoded when read. */
-  keepUndecoded(raw: string): void {
-    this.#text = raw;
-    this.#undecoded = true;
+    this.#text += value;
   }
 }
 
@@ -156,7 +133,6 @@ export function parseXml(
 ): XmlElement[] {
   const roots: XmlElement[] = [];
   const stack: Element[] = [];
-  const lazy = entities === undefined;
   /**
    * Open elements that onClose will take whatever they hold (`taken` says so when they open),
    * innermost last: their own text is never read, so it is not kept (an item's newlines made
@@ -164,7 +140,7 @@ export function parseXml(
    * text spends.
    */
   const textless: Element[] = [];
-  const skipsText = lazy && taken !== undefined;
+  const skipsText = entities === undefined && taken !== undefined;
   const scopes: Scope[] = [{ prefixes: {}, names: new Map() }];
   const scopeDepth: number[] = [];
 
@@ -194,10 +170,6 @@ export function parseXml(
     // Indentation between child elements is not content; keeping it would cost a string and a
     // mixed-content list on every container.
     if (element.children.length && !element.mixed && !cdata && /^\s*$/.test(data)) return;
-    if (lazy && !cdata && element.bare) {
-      element.keepUndecoded(data);
-      return;
-    }
     const value = cdata ? data : decodeEntities(data, entities);
     if (element.mixed) element.mixed.push(value);
     // No text so far: it would have made the content mixed when the first child came.
