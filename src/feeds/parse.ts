@@ -54,11 +54,6 @@ export interface ParseOptions {
    * that never shows it, such as preview's.
    */
   summaries?: boolean;
-  /**
-   * Keeps every element's own text, even an entry's that nothing reads (default false): for
-   * tests that hold the shortcut to the whole reading.
-   */
-  wholeTree?: boolean;
 }
 
 const ITEM_PARENTS = new Set([
@@ -165,13 +160,6 @@ function collector(records: Records): OnClose {
   };
 }
 
-/**
- * Whether the collector takes this element whole as it closes, whatever it holds: an item or
- * entry, whose mappings read only its children. Its own text (the whitespace between them)
- * need not be kept, nor the mixed-content list that text makes (see parseXml's `taken`).
- */
-const takesWhole = (name: string, parent: string) => entryKind(name, parent) !== 0;
-
 function interpret(
   roots: XmlElement[],
   records: Records,
@@ -240,13 +228,7 @@ export function parseFeed(
       strays: new Map(),
       recovered: [],
     };
-    const roots = parseXml(
-      prolog.body,
-      baseUrl,
-      prolog.entities,
-      collector(records),
-      options.wholeTree ? undefined : takesWhole,
-    );
+    const roots = parseXml(prolog.body, baseUrl, prolog.entities, collector(records));
     if (records.truncated) {
       warnings.push("the document ends inside an entry (truncated?); that entry was dropped");
     }

@@ -129,18 +129,9 @@ export function parseXml(
   baseUrl: string,
   entities: DeclaredEntities | undefined,
   onClose?: OnClose,
-  taken?: (name: string, parent: string) => boolean,
 ): XmlElement[] {
   const roots: XmlElement[] = [];
   const stack: Element[] = [];
-  /**
-   * Open elements that onClose will take whatever they hold (`taken` says so when they open),
-   * innermost last: their own text is never read, so it is not kept (an item's newlines made
-   * it mixed content, a list per item). Only without declared entities, whose budget every
-   * text spends.
-   */
-  const textless: Element[] = [];
-  const skipsText = entities === undefined && taken !== undefined;
   const scopes: Scope[] = [{ prefixes: {}, names: new Map() }];
   const scopeDepth: number[] = [];
 
@@ -148,7 +139,6 @@ export function parseXml(
   const closeTop = (complete: boolean, unclosed: boolean) => {
     const element = stack.pop()!;
     rawNames.pop();
-    if (textless.length && textless[textless.length - 1] === element) textless.pop();
     if (onClose && stack.length) {
       const parent = stack[stack.length - 1];
       if (onClose(element, parent, complete, unclosed)) {
@@ -166,7 +156,6 @@ export function parseXml(
   const addText = (data: string, cdata: boolean) => {
     if (stack.length === 0) return;
     const element = stack[stack.length - 1];
-    if (textless.length && textless[textless.length - 1] === element) return;
     // Indentation between child elements is not content; keeping it would cost a string and a
     // mixed-content list on every container.
     if (element.children.length && !element.mixed && !cdata && /^\s*$/.test(data)) return;
@@ -218,7 +207,6 @@ export function parseXml(
       if (parent.mixed) parent.mixed.push(element);
       else if (parent.text !== "") parent.mixed = [parent.text, element];
     } else roots.push(element);
-    if (skipsText && parent && taken(name, parent.name)) textless.push(element);
     stack.push(element);
     rawNames.push(rawName);
   };
