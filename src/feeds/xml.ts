@@ -248,33 +248,13 @@ export function parseXml(
   return roots;
 }
 
-/** Local parts of prefixed names, by prefix; bounded, as a hostile document's names are many. */
-const LOCAL_NAMES = new Map<string, Map<string, string>>();
-const MAX_LOCAL_NAMES = 512;
-
 /**
  * `name` without the prefix `ns` ("atom:title" → "title" for "atom:"), or `name` itself when it
- * has another. Remembered, so mapping the children of every entry slices no strings.
+ * has another.
  */
 export function withoutPrefix(name: string, ns: string): string {
-  if (ns === "") return name;
-  // One document's entries all carry the same prefix: its names are found without a lookup.
-  if (ns !== lastPrefix) {
-    let names = LOCAL_NAMES.get(ns);
-    if (names === undefined) LOCAL_NAMES.set(ns, names = new Map());
-    lastPrefix = ns;
-    lastNames = names;
-  }
-  let local = lastNames.get(name);
-  if (local === undefined) {
-    local = name.startsWith(ns) ? name.slice(ns.length) : name;
-    if (lastNames.size < MAX_LOCAL_NAMES) lastNames.set(name, local);
-  }
-  return local;
+  return ns !== "" && name.startsWith(ns) ? name.slice(ns.length) : name;
 }
-
-let lastPrefix = "";
-let lastNames = new Map<string, string>();
 
 /** The first child element with this canonical name. */
 export function child(element: XmlElement, name: string): XmlElement | undefined {
