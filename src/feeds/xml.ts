@@ -41,12 +41,6 @@ const NAMESPACES: Record<string, string> = {
   "http://blogs.law.harvard.edu/tech/rss": "",
 };
 
-/**
- * The attributes of every element that has none (most feed elements): one shape for all of
- * them, where htmlparser2 hands each its own empty object. Frozen, as consumers only read.
- */
-const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
-
 /** Shared by every leaf so that leaves allocate no array; replaced, never pushed to. */
 const NO_CHILDREN: XmlElement[] = [];
 
@@ -173,14 +167,11 @@ export function parseXml(
     }
     let scope = scopes[scopes.length - 1];
     let declared: Record<string, string> | null = null;
-    const hasAttrs = attrs !== NO_ATTRIBUTES;
-    if (hasAttrs) {
-      for (const key in attrs) {
-        const value = attrs[key];
-        if (value.indexOf("&") >= 0) attrs[key] = decodeEntities(value, entities);
-        if (key === "xmlns") (declared ??= {})[""] = attrs[key];
-        else if (key.startsWith("xmlns:")) (declared ??= {})[key.slice(6)] = attrs[key];
-      }
+    for (const key in attrs) {
+      const value = attrs[key];
+      if (value.indexOf("&") >= 0) attrs[key] = decodeEntities(value, entities);
+      if (key === "xmlns") (declared ??= {})[""] = attrs[key];
+      else if (key.startsWith("xmlns:")) (declared ??= {})[key.slice(6)] = attrs[key];
     }
     if (declared) {
       scope = { prefixes: { ...scope.prefixes, ...declared }, names: new Map() };
@@ -198,7 +189,7 @@ export function parseXml(
     }
     const parent = stack.length ? stack[stack.length - 1] : null;
     const parentBase = parent ? parent.base : baseUrl;
-    const xmlBase = hasAttrs ? attrs["xml:base"] : undefined;
+    const xmlBase = attrs["xml:base"];
     const base = xmlBase === undefined ? parentBase : resolveBase(xmlBase, parentBase);
     const element = new Element(name, attrs, base);
     if (parent) {
@@ -213,14 +204,9 @@ export function parseXml(
 
   let inCdata = false;
   let ending = false;
-  let attributes = false;
   const parser = new Parser({
-    onattribute() {
-      attributes = true;
-    },
     onopentag(rawName, attrs) {
-      openElement(rawName, attributes ? attrs : NO_ATTRIBUTES);
-      attributes = false;
+      openElement(rawName, attrs);
     },
     onclosetag(rawName, implied) {
       // htmlparser2 keeps its own stack; ours may already have closed this element (see
