@@ -245,6 +245,15 @@ function taggingFront(
   return { front, events, stop: async () => (await f.close(), await backend.shutdown()) };
 }
 
+/** curl's GET of `path` through the front, asking for HTTP/2 as `flag` says. */
+function curlGet(flag: string, front: Front, path: string): Promise<Deno.CommandOutput> {
+  const url = `http://127.0.0.1:${front.port}${path}`;
+  return new Deno.Command("curl", { args: ["-s", "--max-time", "30", flag, url] }).output();
+}
+
+const WEBSOCKET_UPGRADE = "GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\n" +
+  "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
+
 Deno.test(
   "front: HTTP/2 with prior knowledge is closed with nothing sent, never relayed to the backend",
   bounded(60_000, async (deadline) => {
@@ -259,18 +268,7 @@ Deno.test(
       c.close();
       assert.deepEqual(events, ["dropped:protocol"]);
       assert.equal(front.tags.size, 0);
-      const curl = await deadline.within(
-        "curl",
-        new Deno.Command("curl", {
-          args: [
-            "-s",
-            "--max-time",
-            "30",
-            "--http2-prior-knowledge",
-            `http://127.0.0.1:${front.port}/x`,
-          ],
-        }).output(),
-      );
+      const curl = await deadline.within("curl", curlGet("--http2-prior-knowledge", front, "/x"));
       assert.notEqual(curl.code, 0);
       assert.equal(new TextDecoder().decode(curl.stdout), "");
       // HTTP/1.1 on the same front is answered as before.
@@ -295,20 +293,12 @@ Deno.test(
       const h2c = await deadline.within("the h2c answer", readUntil(c, "client=127.0.0.1"));
       assert.match(h2c, /^HTTP\/1.1 200 /);
       assert.match(h2c, /\/h2c client=127\.0\.0\.1$/);
-      await c.write(enc.encode(
-        "GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n" +
-          "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
-      ));
+      await c.write(enc.encode(WEBSOCKET_UPGRADE));
       const ws = await deadline.within("the WebSocket answer", readUntil(c, "client=127.0.0.1"));
       assert.match(ws, /^HTTP\/1.1 200 /);
       assert.match(ws, /\/ws client=127\.0\.0\.1$/);
       c.close();
-      const curl = await deadline.within(
-        "curl",
-        new Deno.Command("curl", {
-          args: ["-s", "--max-time", "30", "--http2", `http://127.0.0.1:${front.port}/curl`],
-        }).output(),
-      );
+      const curl = await deadline.within("curl", curlGet("--http2", front, "/curl"));
       assert.equal(new TextDecoder().decode(curl.stdout), "/curl client=127.0.0.1");
       assert.deepEqual(events, []);
     } finally {
@@ -326,10 +316,7 @@ Deno.test(
     );
     try {
       const c = await Deno.connect({ hostname: "127.0.0.1", port: front.port });
-      await c.write(enc.encode(
-        "GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n" +
-          "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
-      ));
+      await c.write(enc.encode(WEBSOCKET_UPGRADE));
       assert.equal(await deadline.within("the close", firstRead(c)), "");
       c.close();
       assert.deepEqual(events, ["dropped:protocol"]);
