@@ -227,22 +227,17 @@ async function firstRead(c: Deno.Conn): Promise<string> {
 function taggingFront(
   handler?: (req: Request) => Response | undefined,
 ): { front: Front; events: string[]; stop: () => Promise<void> } {
-  let front: Front | undefined;
+  const front = new Front({ hostname: "127.0.0.1", port: 0 });
   const backend = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
     (req) =>
       handler?.(req) ??
-        new Response(`${new URL(req.url).pathname} client=${front?.tags.clientOf(req.headers)}`),
+        new Response(`${new URL(req.url).pathname} client=${front.tags.clientOf(req.headers)}`),
   );
-  front = new Front({
-    hostname: "127.0.0.1",
-    port: 0,
-    backend: { transport: "tcp", hostname: "127.0.0.1", port: backend.addr.port },
-  });
+  front.setBackend({ transport: "tcp", hostname: "127.0.0.1", port: backend.addr.port });
   const events: string[] = [];
   front.observe((e) => events.push(e.type === "dropped" ? `dropped:${e.reason}` : e.type));
-  const f = front;
-  return { front, events, stop: async () => (await f.close(), await backend.shutdown()) };
+  return { front, events, stop: async () => (await front.close(), await backend.shutdown()) };
 }
 
 /** curl's GET of `path` through the front, asking for HTTP/2 as `flag` says. */
