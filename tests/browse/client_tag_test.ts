@@ -79,6 +79,20 @@ Deno.test("message scanner: request lines found where they end, across pieces, b
   assert.ok(s.between);
 });
 
+Deno.test("message scanner: a 100 Continue is interim; a 101 ends the following, what comes after unread", () => {
+  const events: string[] = [];
+  const s = new MessageScanner("response", {
+    head: (h) => events.push(h.split("\r\n")[0]),
+    end: () => events.push("end"),
+    switched: () => events.push("switched"),
+  });
+  s.feed(bytes("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"));
+  s.feed(bytes("HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\n\x00\x00\x00\x04"));
+  s.feed(bytes("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"));
+  assert.deepEqual(events, ["HTTP/1.1 200 OK", "end", "switched"]);
+  assert.ok(!s.between);
+});
+
 /** One keep-alive connection from `from`; `send` writes bytes, `read` awaits `n` answers. */
 function connection(port: number, from: string) {
   const socket = net.connect({ host: "127.0.0.1", port, localAddress: from });

@@ -212,3 +212,111 @@ Deno.test(
     }
   }),
 );
+
+/** What `c` sends first, as text; "" when it closes (or resets) with nothing sent. */
+async function firstRead(c: Deno.Conn): Promise<string> {
+  const buf = new Uint8Array(4096);
+  const n = await c.read(buf).catch((e) => {
+    if (e instanceof Deno.errors.ConnectionReset) return null;
+    throw e;
+  });
+  return n === null ? "" : new TextDecoder().decode(buf.subarray(0, n));
+}
+
+/** A front before a Deno.serve backend that names each request's path and client. */
+function taggingFront(
+  handler?: (req: Request) => Response | undefined,
+): { front: Front; events: string[]; stop: () => Promise<void> } {
+  const front = new Front({ hostname: "127.0.0.1", port: 0 });
+  const backend = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (req) =>
+      handler?.(req) ??
+        new Response(`${new URL(req.url).pathname} client=${front.tags.clientOf(req.headers)}`),
+  );
+  front.setBackend({ transport: "tcp", hostname: "127.0.0.1", port: backend.addr.port });
+  const events: string[] = [];
+  front.observe((e) => events.push(e.type === "dropped" ? `dropped:${e.reason}` : e.type));
+  return { front, events, stop: async () => (await front.close(), await backend.shutdown()) };
+}
+
+/** curl's GET of `path` through the front, asking for HTTP/2 as `flag` says. */
+function curlGet(flag: string, front: Front, path: string): Promise<Deno.CommandOutput> {
+  const url = `http://127.0.0.1:${front.port}${path}`;
+  return new Deno.Command("curl", { args: ["-s", "--max-time", "30", flag, url] }).output();
+}
+
+const WEBSOCKET_UPGRADE = "GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\n" +
+  "Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
+
+Deno.test(
+  "front: HTTP/2 with prior knowledge is closed with nothing sent, never relayed to the backend",
+  bounded(60_000, async (deadline) => {
+    // Before, Deno.serve spoke HTTP/2 through the front: untagged requests, never-ending framing.
+    const { front, events, stop } = taggingFront();
+    try {
+      const c = await Deno.connect({ hostname: "127.0.0.1", port: front.port });
+      // The preface and an empty SETTINGS frame, as an HTTP/2 client opens.
+      await c.write(enc.encode("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"));
+      await c.write(new Uint8Array([0, 0, 0, 4, 0, 0, 0, 0, 0]));
+      assert.equal(await deadline.within("the close", firstRead(c)), "");
+      c.close();
+      assert.deepEqual(events, ["dropped:protocol"]);
+      assert.equal(front.tags.size, 0);
+      const curl = await deadline.within("curl", curlGet("--http2-prior-knowledge", front, "/x"));
+      assert.notEqual(curl.code, 0);
+      assert.equal(new TextDecoder().decode(curl.stdout), "");
+      // HTTP/1.1 on the same front is answered as before.
+      const ok = await fetch(`http://127.0.0.1:${front.port}/y`);
+      assert.equal(await ok.text(), "/y client=127.0.0.1");
+    } finally {
+      await stop();
+    }
+  }),
+);
+
+Deno.test(
+  "front: an h2c or WebSocket Upgrade is answered in HTTP/1.1, each request tagged, on one connection",
+  bounded(60_000, async (deadline) => {
+    const { front, events, stop } = taggingFront();
+    try {
+      const c = await Deno.connect({ hostname: "127.0.0.1", port: front.port });
+      await c.write(enc.encode(
+        "GET /h2c HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n" +
+          "HTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n",
+      ));
+      const h2c = await deadline.within("the h2c answer", readUntil(c, "client=127.0.0.1"));
+      assert.match(h2c, /^HTTP\/1.1 200 /);
+      assert.match(h2c, /\/h2c client=127\.0\.0\.1$/);
+      await c.write(enc.encode(WEBSOCKET_UPGRADE));
+      const ws = await deadline.within("the WebSocket answer", readUntil(c, "client=127.0.0.1"));
+      assert.match(ws, /^HTTP\/1.1 200 /);
+      assert.match(ws, /\/ws client=127\.0\.0\.1$/);
+      c.close();
+      const curl = await deadline.within("curl", curlGet("--http2", front, "/curl"));
+      assert.equal(new TextDecoder().decode(curl.stdout), "/curl client=127.0.0.1");
+      assert.deepEqual(events, []);
+    } finally {
+      await stop();
+    }
+  }),
+);
+
+Deno.test(
+  "front: a backend's 101 is not passed on: the connection is closed, not relayed as another protocol",
+  bounded(60_000, async (deadline) => {
+    // The app has no route that switches protocols; this backend does, as one added later might.
+    const { front, events, stop } = taggingFront((req) =>
+      req.headers.get("upgrade") === "websocket" ? Deno.upgradeWebSocket(req).response : undefined
+    );
+    try {
+      const c = await Deno.connect({ hostname: "127.0.0.1", port: front.port });
+      await c.write(enc.encode(WEBSOCKET_UPGRADE));
+      assert.equal(await deadline.within("the close", firstRead(c)), "");
+      c.close();
+      assert.deepEqual(events, ["dropped:protocol"]);
+    } finally {
+      await stop();
+    }
+  }),
+);

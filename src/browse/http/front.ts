@@ -13,6 +13,8 @@
  * being answered is never dropped (a client without a token opening hundreds of connections cut
  * off others' queries in flight): with none to drop, the new connection gets 503 with
  * Retry-After. Which is which the front follows from the bytes it relays (http_framing.ts).
+ * So it relays HTTP/1.1 alone: a connection opening with HTTP/2's preface (prior knowledge),
+ * which Deno.serve would take, or switched to another protocol by a 101 answer, is closed.
  *
  * Two things make that hold in a real process. Accepting is a loop that, while the kernel's
  * backlog holds connections, never lets the event loop read anything: a burst of 400
@@ -61,6 +63,11 @@ const RESERVED_FDS = 64;
 const REQUEST_BUFFER = 16 * 1024;
 const ANSWER_BUFFER = 128 * 1024;
 const HEADERS_END = new Uint8Array([13, 10, 13, 10]);
+/**
+ * How HTTP/2 with prior knowledge opens. Its frames cannot be followed nor its requests tagged;
+ * the connection is closed with nothing sent, which no HTTP/2 client can misread.
+ */
+const HTTP2_PREFACE = new TextEncoder().encode("PRI * HTTP/2.0\r\n\r\n");
 const TOO_LARGE = new TextEncoder().encode(
   "HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
 );
@@ -145,9 +152,12 @@ function closeClient(c: Client): void {
   c.upstream?.closeWrite().catch(() => closeQuietly(c.upstream));
 }
 
+/** Why a connection was dropped; "protocol": it spoke one other than HTTP/1.1 (see HTTP2_PREFACE). */
+type DropReason = "header-timeout" | "cap" | "too-large" | "protocol";
+
 /** Events for tests: a connection dropped, and why. */
 export type FrontEvent =
-  | { type: "dropped"; reason: "header-timeout" | "cap" | "too-large" }
+  | { type: "dropped"; reason: DropReason }
   | { type: "accept-failed" }
   | { type: "refused" };
 
@@ -206,7 +216,7 @@ export class Front {
     for (const fn of this.#observers) fn(e);
   }
 
-  #drop(c: Client, reason: "header-timeout" | "cap" | "too-large"): void {
+  #drop(c: Client, reason: DropReason): void {
     if (c.closed) return;
     closeClient(c);
     this.#emit({ type: "dropped", reason });
@@ -332,6 +342,11 @@ export class Front {
     }
     if (c.closed) return;
     const size = c.seen;
+    if (
+      indexOfBytes(head.subarray(0, Math.min(size, HTTP2_PREFACE.length)), HTTP2_PREFACE, 0) > 0
+    ) {
+      return this.#drop(c, "protocol");
+    }
     const lineEnds: number[] = [];
     const requests = new MessageScanner("request", {
       line: (text, at) => c.tag.follows(text) && lineEnds.push(at),
@@ -348,6 +363,9 @@ export class Front {
     const answers = new MessageScanner("response", {
       head: () => {},
       end: () => void c.pending.shift(),
+      // The app has no route that switches (WebSocket, h2c); were one added, the bytes after
+      // the 101 could not be followed: the connection is closed at the 101, not passed on.
+      switched: () => this.#drop(c, "protocol"),
     }, () => c.pending[0] === "HEAD");
     // Its first request is being answered from here on.
     const first = relayed(head.subarray(0, size));

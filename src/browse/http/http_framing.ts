@@ -28,6 +28,8 @@ export interface MessageEvents {
   head(head: string): void;
   /** The message has ended (its body included). */
   end(): void;
+  /** A 101 answer: what follows is another protocol, not followed (the scanner stops). */
+  switched?(): void;
 }
 
 export class MessageScanner {
@@ -140,6 +142,10 @@ export class MessageScanner {
     const lower = head.toLowerCase();
     if (this.kind === "response") {
       const status = Number(/^HTTP\/\d\.\d (\d{3})/.exec(head)?.[1] ?? "0");
+      if (status === 101) {
+        this.#state = "close";
+        return this.events.switched?.();
+      }
       // An interim answer (100 Continue): the final one follows.
       if (status >= 100 && status < 200) {
         this.#state = "start";
