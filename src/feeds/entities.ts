@@ -1,18 +1,11 @@
 import { decodeHTMLStrict, replaceCodePoint } from "entities/decode";
 
-/** HTML's named references already looked up (at most the ~2,200 names HTML5 defines). */
-const NAMED = new Map<string, string>();
-
 /** The text of HTML5's named reference `&name;`, from the `entities` package's table. */
 function htmlNamed(name: string): string | undefined {
-  const known = NAMED.get(name);
-  if (known !== undefined) return known;
   const reference = `&${name};`;
   const decoded = decodeHTMLStrict(reference);
   // Strict mode never reads a prefix ("&notit;" is not "¬it;"), so any change is the whole name.
-  if (decoded === reference) return undefined;
-  NAMED.set(name, decoded);
-  return decoded;
+  return decoded === reference ? undefined : decoded;
 }
 
 /** Raised when entity references would expand the document beyond the allowed size. */
