@@ -67,17 +67,12 @@ const ITEM_PARENTS = new Set([
 
 /**
  * What an element named `name` whose parent is named `parent` becomes when it closes complete:
- * 1 an RSS item, 2 an Atom entry, 0 neither. Decided by the names alone, so it is known when
- * the element opens (see takesWhole).
+ * 1 an RSS item, 2 an Atom entry, 0 neither.
  */
 function entryKind(name: string, parent: string): number {
-  // Most elements end in neither "item" nor "entry": one character tells.
-  const last = name.charCodeAt(name.length - 1);
-  if (last === 109) { // "m"
-    if (name !== "item" && name !== "rss1:item" && name !== "rss090:item") return 0;
+  if (name === "item" || name === "rss1:item" || name === "rss090:item") {
     return ITEM_PARENTS.has(parent) ? 1 : 0;
   }
-  if (last !== 121) return 0; // "y"
   return (name === "atom:entry" && parent === "atom:feed") ||
       (name === "atom03:entry" && parent === "atom03:feed") ||
       (name === "entry" && parent === "feed")
