@@ -152,7 +152,7 @@ export function parseXml(
     const element = stack[stack.length - 1];
     // Indentation between child elements is not content; keeping it would cost a string and a
     // mixed-content list on every container.
-    if (element.children.length && !element.mixed && !cdata && /^\s*$/.test(data)) return;
+    if (element.children.length && !element.mixed && !cdata && data.trim() === "") return;
     const value = cdata ? data : decodeEntities(data, entities);
     if (element.mixed) element.mixed.push(value);
     // No text so far: it would have made the content mixed when the first child came.
