@@ -115,12 +115,14 @@ export function atomEntry(entry: XmlElement, ns: string, withSummary = true): En
   if (link === null && id !== null && /^https?:\/\/\S+$/i.test(id)) {
     link = resolveUrl(id, entry.base);
   }
+  const publishedDate = parseDate(published);
+  // Many entries write one instant as both: read once, it is a large share of an Atom parse.
   return finishEntry(
     id,
     link,
     titleText,
-    parseDate(published) ?? parseDate(issued),
-    parseDate(updated),
+    publishedDate ?? parseDate(issued),
+    updated === published ? publishedDate : parseDate(updated),
     wantsSummary(id, link, withSummary) ? entrySummary(summary ?? content, media) : "",
     categories,
   );
