@@ -63,9 +63,6 @@ function monthNumber(name: string): number | undefined {
 
 /** Minutes east of UTC for a zone text, or undefined when unreadable. Empty means UTC. */
 function zoneOffset(zone: string): number | undefined {
-  // The usual case first ("GMT", "+0000" is not a name): the clean-up below would not change it.
-  const plain = ZONES[zone.toLowerCase()];
-  if (plain !== undefined) return plain;
   const z = zone.trim().replace(/\s*\(.*\)$/, "").replace(/^\(|\)$/g, "");
   if (z === "") return 0;
   const named = ZONES[z.toLowerCase()];

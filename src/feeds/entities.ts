@@ -1,18 +1,11 @@
 import { decodeHTMLStrict, replaceCodePoint } from "entities/decode";
 
-/** HTML's named references already looked up (at most the ~2,200 names HTML5 defines). */
-const NAMED = new Map<string, string>();
-
 /** The text of HTML5's named reference `&name;`, from the `entities` package's table. */
 function htmlNamed(name: string): string | undefined {
-  const known = NAMED.get(name);
-  if (known !== undefined) return known;
   const reference = `&${name};`;
   const decoded = decodeHTMLStrict(reference);
   // Strict mode never reads a prefix ("&notit;" is not "¬it;"), so any change is the whole name.
-  if (decoded === reference) return undefined;
-  NAMED.set(name, decoded);
-  return decoded;
+  return decoded === reference ? undefined : decoded;
 }
 
 /** Raised when entity references would expand the document beyond the allowed size. */
@@ -73,32 +66,6 @@ function named(name: string, declared: DeclaredEntities | undefined): string | u
   return htmlNamed(name);
 }
 
-/**
- * XML's five references ("lt;", "amp;"...) starting at `at`, read without slicing out the name:
- * nearly every reference in a feed is one of them. Same answer as named(), which tries them
- * before any declared entity.
- */
-function xmlEntityAt(text: string, at: number): string | undefined {
-  const a = text.charCodeAt(at);
-  const b = text.charCodeAt(at + 1);
-  const c = text.charCodeAt(at + 2);
-  if (c === 59 && b === 116) { // "lt;" "gt;"
-    if (a === 108) return "<";
-    if (a === 103) return ">";
-    return undefined;
-  }
-  const d = text.charCodeAt(at + 3);
-  if (a === 97 && b === 109 && c === 112 && d === 59) return "&"; // "amp;"
-  const e = text.charCodeAt(at + 4);
-  if (e !== 59) return undefined;
-  if (a === 113 && b === 117 && c === 111 && d === 116) return '"'; // "quot;"
-  if (a === 97 && b === 112 && c === 111 && d === 115) return "'"; // "apos;"
-  return undefined;
-}
-
-/** Characters of the reference after "&", semicolon included, by what xmlEntityAt gave. */
-const XML_REFERENCE_LENGTH: Record<string, number> = { "<": 3, ">": 3, "&": 4, '"': 5, "'": 5 };
-
 function isHexDigit(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70);
 }
@@ -139,8 +106,6 @@ export function decodeEntities(text: string, declared?: DeclaredEntities): strin
         replacement = fromCodePoint(parseInt(text.slice(start, i), hex ? 16 : 10));
         end = text.charCodeAt(i) === 59 ? i + 1 : i;
       }
-    } else if ((replacement = xmlEntityAt(text, end)) !== undefined) {
-      end += XML_REFERENCE_LENGTH[replacement];
     } else {
       const first = text.charCodeAt(end) | 0x20;
       if (first >= 97 && first <= 122) {
@@ -164,9 +129,4 @@ export function decodeEntities(text: string, declared?: DeclaredEntities): strin
 /** Whether `name` (without `&` and `;`) is one of HTML's named character references. */
 export function isHtmlEntity(name: string): boolean {
   return htmlNamed(name) !== undefined;
-}
-
-/** Decodes the character references of an HTML text (no tags) as an HTML reader would. */
-export function decodeHtml(text: string): string {
-  return decodeEntities(text);
 }

@@ -171,25 +171,6 @@ function proxyPlace(proxy: ProxySpec, feed: string | undefined, url: string): st
 /** The process's deadlines, for every caller that does not bring its own. */
 export const processDeadlines = new Deadlines();
 
-/**
- * The requests in flight under each caller's signal, so that one listener per signal (a run's)
- * stops them all, instead of a listener added and removed per request.
- */
-const underSignal = new WeakMap<AbortSignal, Set<AbortController>>();
-
-function watch(signal: AbortSignal, controller: AbortController): void {
-  let requests = underSignal.get(signal);
-  if (!requests) {
-    const set = requests = new Set();
-    underSignal.set(signal, set);
-    signal.addEventListener("abort", () => {
-      for (const c of set) c.abort(signal.reason);
-      set.clear();
-    }, { once: true });
-  }
-  requests.add(controller);
-}
-
 /** The request headers for a set of stored validators (built once for a URL without any). */
 function requestHeaders(validators: Validators | undefined): Record<string, string> {
   if (!validators?.etag && !validators?.lastModified) return PLAIN_HEADERS;
@@ -227,8 +208,9 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
     controller.abort(new DOMException("timed out", "TimeoutError"));
   });
   const outer = options.signal;
-  if (outer?.aborted) controller.abort(outer.reason);
-  else if (outer) watch(outer, controller);
+  const stop = () => controller.abort(outer?.reason);
+  if (outer?.aborted) stop();
+  else outer?.addEventListener("abort", stop, { once: true });
   const signal = controller.signal;
   const headers = requestHeaders(options.validators);
   const pauses = options.pauses ?? processPauses;
@@ -336,6 +318,6 @@ export async function fetchFeedUrl(url: string, options: FetchOptions): Promise<
     throw new FeedError(url, oneLine(reason), proxyPlace(proxy, options.feed, current));
   } finally {
     deadlines.cancel(deadline);
-    if (outer) underSignal.get(outer)?.delete(controller);
+    outer?.removeEventListener("abort", stop);
   }
 }

@@ -59,24 +59,18 @@ export function orderEntries(lists: readonly (readonly Entry[])[]): Entry[] {
     }
   });
 
-  // Feeds list newest first, so reversed they are nearly always in date order already: then
-  // nothing moves, and the sort (much of this function's time on a large feed, bench/NOTES.md)
-  // is skipped.
+  // Dated entries sorted into the slots dated entries hold; the sort is stable, so ties keep
+  // their order.
   const slots: number[] = [];
   const times: number[] = [];
-  let ordered = true;
   for (let index = 0; index < merged.length; index++) {
     const time = dateOf(merged[index]);
     if (time === null) continue;
-    if (times.length && time < times[times.length - 1]) ordered = false;
     slots.push(index);
     times.push(time);
   }
-  if (!ordered) {
-    // Ties keep their order: k grows with the slot's position.
-    const order = times.map((_, k) => k).sort((a, b) => times[a] - times[b] || a - b);
-    const dated = order.map((k) => merged[slots[k]]);
-    for (let k = 0; k < dated.length; k++) merged[slots[k]] = dated[k];
-  }
+  const dated = times.map((_, k) => k).sort((a, b) => times[a] - times[b])
+    .map((k) => merged[slots[k]]);
+  for (let k = 0; k < dated.length; k++) merged[slots[k]] = dated[k];
   return merged;
 }

@@ -54,11 +54,6 @@ export interface ParseOptions {
    * that never shows it, such as preview's.
    */
   summaries?: boolean;
-  /**
-   * Keeps every element's own text, even an entry's that nothing reads (default false): for
-   * tests that hold the shortcut to the whole reading.
-   */
-  wholeTree?: boolean;
 }
 
 const ITEM_PARENTS = new Set([
@@ -72,17 +67,12 @@ const ITEM_PARENTS = new Set([
 
 /**
  * What an element named `name` whose parent is named `parent` becomes when it closes complete:
- * 1 an RSS item, 2 an Atom entry, 0 neither. Decided by the names alone, so it is known when
- * the element opens (see takesWhole).
+ * 1 an RSS item, 2 an Atom entry, 0 neither.
  */
 function entryKind(name: string, parent: string): number {
-  // Most elements end in neither "item" nor "entry": one character tells.
-  const last = name.charCodeAt(name.length - 1);
-  if (last === 109) { // "m"
-    if (name !== "item" && name !== "rss1:item" && name !== "rss090:item") return 0;
+  if (name === "item" || name === "rss1:item" || name === "rss090:item") {
     return ITEM_PARENTS.has(parent) ? 1 : 0;
   }
-  if (last !== 121) return 0; // "y"
   return (name === "atom:entry" && parent === "atom:feed") ||
       (name === "atom03:entry" && parent === "atom03:feed") ||
       (name === "entry" && parent === "feed")
@@ -165,13 +155,6 @@ function collector(records: Records): OnClose {
   };
 }
 
-/**
- * Whether the collector takes this element whole as it closes, whatever it holds: an item or
- * entry, whose mappings read only its children. Its own text (the whitespace between them)
- * need not be kept, nor the mixed-content list that text makes (see parseXml's `taken`).
- */
-const takesWhole = (name: string, parent: string) => entryKind(name, parent) !== 0;
-
 function interpret(
   roots: XmlElement[],
   records: Records,
@@ -240,13 +223,7 @@ export function parseFeed(
       strays: new Map(),
       recovered: [],
     };
-    const roots = parseXml(
-      prolog.body,
-      baseUrl,
-      prolog.entities,
-      collector(records),
-      options.wholeTree ? undefined : takesWhole,
-    );
+    const roots = parseXml(prolog.body, baseUrl, prolog.entities, collector(records));
     if (records.truncated) {
       warnings.push("the document ends inside an entry (truncated?); that entry was dropped");
     }

@@ -22,11 +22,7 @@ export function rssEntry(item: XmlElement, ns: string, withSummary = true): Entr
   let atomLinks: XmlElement[] | undefined;
   let enclosure: string | null = null;
   let categories: string[] | undefined;
-  // Indexed: a for-of loop allocates an iterator result per child until the JIT optimises it,
-  // and a large feed's first thousands of entries run before it does.
-  const children = item.children;
-  for (let i = 0; i < children.length; i++) {
-    const c = children[i];
+  for (const c of item.children) {
     const name = withoutPrefix(c.name, ns);
     switch (name) {
       case "title":

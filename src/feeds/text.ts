@@ -1,35 +1,9 @@
 import { Parser } from "htmlparser2";
-import { decodeHtml, isHtmlEntity } from "./entities.ts";
+import { decodeEntities, isHtmlEntity } from "./entities.ts";
 
 /** Collapses runs of whitespace (including no-break spaces) to one space and trims. */
 export function collapse(text: string): string {
-  return needsCollapse(text) ? text.replace(/\s+/g, " ").trim() : text;
-}
-
-/**
- * Whether collapse would change anything: a whitespace character other than a single inner
- * space. A loop, because a regex for this was the most expensive line of the parse.
- */
-function needsCollapse(text: string): boolean {
-  const n = text.length;
-  if (n === 0) return false;
-  if (text.charCodeAt(0) === 32 || text.charCodeAt(n - 1) === 32) return true;
-  let space = false;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 32) {
-      if (space) return true;
-      space = true;
-      continue;
-    }
-    space = false;
-    if (c < 32 || c === 0xa0) return true;
-    if (
-      c >= 0x1680 && (c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 ||
-        c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff)
-    ) return true;
-  }
-  return false;
+  return text.replace(/\s+/g, " ").trim();
 }
 
 /**
@@ -133,21 +107,14 @@ export const BLOCK_ELEMENTS: ReadonlySet<string> = new Set([
   "dt",
 ]);
 
+const HIDDEN = new Set(["script", "style", "template"]);
+
 /**
  * Plain text of an HTML fragment, read by an HTML parser: tags, comments and declarations
  * dropped, script and style contents skipped, entities decoded, whitespace collapsed.
  */
 export function htmlToText(html: string): string {
-  if (html.indexOf("<") < 0) return collapse(html.indexOf("&") < 0 ? html : decodeHtml(html));
-  const inline = inlineMarkupText(html);
-  if (inline !== null) return inline;
-  return parsedHtmlText(html);
-}
-
-const HIDDEN = new Set(["script", "style", "template"]);
-
-/** htmlToText's reading of any markup, by htmlparser2. */
-export function parsedHtmlText(html: string): string {
+  if (html.indexOf("<") < 0) return collapse(html.indexOf("&") < 0 ? html : decodeEntities(html));
   const parts: string[] = [];
   let hidden = 0;
   const parser = new Parser({
@@ -168,32 +135,8 @@ export function parsedHtmlText(html: string): string {
   const lastOpen = html.lastIndexOf("<");
   const unfinished = lastOpen >= 0 && html.indexOf(">", lastOpen) < 0;
   parser.end(unfinished ? html.slice(0, lastOpen) : html);
-  if (unfinished) parts.push(decodeHtml(html.slice(lastOpen)));
+  if (unfinished) parts.push(decodeEntities(html.slice(lastOpen)));
   return collapse(parts.join(""));
-}
-
-/** Phrasing elements that are never void: an HTML parser reads their tags as nothing but tags. */
-const INLINE = new Set([...PHRASING].filter((name) => !VOID.has(name)));
-
-/**
- * The text of markup whose every tag is a bare inline one (`<b>`, `</em>`, no attributes), with
- * no character references, else null. Such tags add nothing to the text, nested or not, so no
- * HTML parser is needed for a title like "Release <b>2.0</b>" (tests hold this to the parser's
- * reading): a parser per title showed in a large Atom feed's parse.
- */
-function inlineMarkupText(html: string): string | null {
-  if (html.indexOf("&") >= 0) return null;
-  let text = "";
-  let last = 0;
-  for (let lt = html.indexOf("<"); lt >= 0; lt = html.indexOf("<", last)) {
-    const gt = html.indexOf(">", lt);
-    if (gt < 0) return null;
-    const start = html.charCodeAt(lt + 1) === 47 ? lt + 2 : lt + 1; // after "</" or "<"
-    if (!INLINE.has(html.slice(start, gt).toLowerCase())) return null;
-    text += html.slice(last, lt);
-    last = gt + 1;
-  }
-  return collapse(text + html.slice(last));
 }
 
 /** Plain text of a value that may or may not be HTML. */

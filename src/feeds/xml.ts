@@ -41,44 +41,14 @@ const NAMESPACES: Record<string, string> = {
   "http://blogs.law.harvard.edu/tech/rss": "",
 };
 
-/**
- * The attributes of every element that has none (most feed elements): one shape for all of
- * them, where htmlparser2 hands each its own empty object. Frozen, as consumers only read.
- */
-const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
-
 /** Shared by every leaf so that leaves allocate no array; replaced, never pushed to. */
 const NO_CHILDREN: XmlElement[] = [];
 
-/**
- * Whether `data` is only whitespace, as /^\s*$/ reads it (Unicode's spaces included). A loop:
- * the regex call was most of the cost of the newline between every two children of an entry.
- */
-export function isAllSpace(data: string): boolean {
-  for (let i = 0; i < data.length; i++) {
-    const c = data.charCodeAt(i);
-    if (c === 32 || (c >= 9 && c <= 13)) continue;
-    if (c < 0xa0) return false;
-    if (
-      c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 ||
-      c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
-    ) continue;
-    return false;
-  }
-  return true;
-}
-
-/**
- * An element as parseXml builds it. Its first run of text is kept as written and its references
- * decoded when the text is first read: most of a large feed's text (summaries, content) is
- * never read when summaries are not wanted. Only for documents without declared entities, whose
- * expansion budget must be spent while parsing, as before.
- */
+/** An element as parseXml builds it. */
 class Element implements XmlElement {
   children: XmlElement[] = NO_CHILDREN;
   mixed: (XmlElement | string)[] | null = null;
   #text = "";
-  #undecoded = false;
 
   constructor(
     public name: string,
@@ -89,29 +59,12 @@ class Element implements XmlElement {
   get text(): string {
     // With mixed content, the text is its strings: worked out only when read (rarely), rather
     // than one more string joined for every run of whitespace between an entry's children.
-    if (this.mixed !== null) return stringsOf(this.mixed);
-    if (this.#undecoded) {
-      this.#text = decodeEntities(this.#text);
-      this.#undecoded = false;
-    }
-    return this.#text;
+    return this.mixed === null ? this.#text : stringsOf(this.mixed);
   }
 
   /** Adds decoded text (as long as there is no mixed content, which holds it then). */
   appendText(value: string): void {
-    this.#text = this.text + value;
-    this.#undecoded = false;
-  }
-
-  /** Whether text can be kept as written: the element has none yet, nor children. */
-  get bare(): boolean {
-    return this.#text === "" && this.children === NO_CHILDREN;
-  }
-
-  /** Keeps `raw` as the element's text, its references decoded when read. */
-  keepUndecoded(raw: string): void {
-    this.#text = raw;
-    this.#undecoded = true;
+    this.#text += value;
   }
 }
 
@@ -170,19 +123,9 @@ export function parseXml(
   baseUrl: string,
   entities: DeclaredEntities | undefined,
   onClose?: OnClose,
-  taken?: (name: string, parent: string) => boolean,
 ): XmlElement[] {
   const roots: XmlElement[] = [];
   const stack: Element[] = [];
-  const lazy = entities === undefined;
-  /**
-   * Open elements that onClose will take whatever they hold (`taken` says so when they open),
-   * innermost last: their own text is never read, so it is not kept (an item's newlines made
-   * it mixed content, a list per item). Only without declared entities, whose budget every
-   * text spends.
-   */
-  const textless: Element[] = [];
-  const skipsText = lazy && taken !== undefined;
   const scopes: Scope[] = [{ prefixes: {}, names: new Map() }];
   const scopeDepth: number[] = [];
 
@@ -190,7 +133,6 @@ export function parseXml(
   const closeTop = (complete: boolean, unclosed: boolean) => {
     const element = stack.pop()!;
     rawNames.pop();
-    if (textless.length && textless[textless.length - 1] === element) textless.pop();
     if (onClose && stack.length) {
       const parent = stack[stack.length - 1];
       if (onClose(element, parent, complete, unclosed)) {
@@ -208,14 +150,9 @@ export function parseXml(
   const addText = (data: string, cdata: boolean) => {
     if (stack.length === 0) return;
     const element = stack[stack.length - 1];
-    if (textless.length && textless[textless.length - 1] === element) return;
     // Indentation between child elements is not content; keeping it would cost a string and a
     // mixed-content list on every container.
-    if (element.children.length && !element.mixed && !cdata && isAllSpace(data)) return;
-    if (lazy && !cdata && element.bare) {
-      element.keepUndecoded(data);
-      return;
-    }
+    if (element.children.length && !element.mixed && !cdata && data.trim() === "") return;
     const value = cdata ? data : decodeEntities(data, entities);
     if (element.mixed) element.mixed.push(value);
     // No text so far: it would have made the content mixed when the first child came.
@@ -230,14 +167,11 @@ export function parseXml(
     }
     let scope = scopes[scopes.length - 1];
     let declared: Record<string, string> | null = null;
-    const hasAttrs = attrs !== NO_ATTRIBUTES;
-    if (hasAttrs) {
-      for (const key in attrs) {
-        const value = attrs[key];
-        if (value.indexOf("&") >= 0) attrs[key] = decodeEntities(value, entities);
-        if (key === "xmlns") (declared ??= {})[""] = attrs[key];
-        else if (key.startsWith("xmlns:")) (declared ??= {})[key.slice(6)] = attrs[key];
-      }
+    for (const key in attrs) {
+      const value = attrs[key];
+      if (value.indexOf("&") >= 0) attrs[key] = decodeEntities(value, entities);
+      if (key === "xmlns") (declared ??= {})[""] = attrs[key];
+      else if (key.startsWith("xmlns:")) (declared ??= {})[key.slice(6)] = attrs[key];
     }
     if (declared) {
       scope = { prefixes: { ...scope.prefixes, ...declared }, names: new Map() };
@@ -255,7 +189,7 @@ export function parseXml(
     }
     const parent = stack.length ? stack[stack.length - 1] : null;
     const parentBase = parent ? parent.base : baseUrl;
-    const xmlBase = hasAttrs ? attrs["xml:base"] : undefined;
+    const xmlBase = attrs["xml:base"];
     const base = xmlBase === undefined ? parentBase : resolveBase(xmlBase, parentBase);
     const element = new Element(name, attrs, base);
     if (parent) {
@@ -264,21 +198,15 @@ export function parseXml(
       if (parent.mixed) parent.mixed.push(element);
       else if (parent.text !== "") parent.mixed = [parent.text, element];
     } else roots.push(element);
-    if (skipsText && parent && taken(name, parent.name)) textless.push(element);
     stack.push(element);
     rawNames.push(rawName);
   };
 
   let inCdata = false;
   let ending = false;
-  let attributes = false;
   const parser = new Parser({
-    onattribute() {
-      attributes = true;
-    },
     onopentag(rawName, attrs) {
-      openElement(rawName, attributes ? attrs : NO_ATTRIBUTES);
-      attributes = false;
+      openElement(rawName, attrs);
     },
     onclosetag(rawName, implied) {
       // htmlparser2 keeps its own stack; ours may already have closed this element (see
@@ -306,33 +234,13 @@ export function parseXml(
   return roots;
 }
 
-/** Local parts of prefixed names, by prefix; bounded, as a hostile document's names are many. */
-const LOCAL_NAMES = new Map<string, Map<string, string>>();
-const MAX_LOCAL_NAMES = 512;
-
 /**
  * `name` without the prefix `ns` ("atom:title" → "title" for "atom:"), or `name` itself when it
- * has another. Remembered, so mapping the children of every entry slices no strings.
+ * has another.
  */
 export function withoutPrefix(name: string, ns: string): string {
-  if (ns === "") return name;
-  // One document's entries all carry the same prefix: its names are found without a lookup.
-  if (ns !== lastPrefix) {
-    let names = LOCAL_NAMES.get(ns);
-    if (names === undefined) LOCAL_NAMES.set(ns, names = new Map());
-    lastPrefix = ns;
-    lastNames = names;
-  }
-  let local = lastNames.get(name);
-  if (local === undefined) {
-    local = name.startsWith(ns) ? name.slice(ns.length) : name;
-    if (lastNames.size < MAX_LOCAL_NAMES) lastNames.set(name, local);
-  }
-  return local;
+  return ns !== "" && name.startsWith(ns) ? name.slice(ns.length) : name;
 }
-
-let lastPrefix = "";
-let lastNames = new Map<string, string>();
 
 /** The first child element with this canonical name. */
 export function child(element: XmlElement, name: string): XmlElement | undefined {

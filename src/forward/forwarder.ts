@@ -6,8 +6,8 @@ import { type Logger, messageOf } from "../log/logger.ts";
 import type { Outbox } from "../messenger/bot_api.ts";
 import type { MessengerFatalError } from "../messenger/errors.ts";
 import {
-  type ChannelFence,
   type FeedResult,
+  type FeedRunContext,
   type ForwardState,
   runFeed,
   type SuccessLog,
@@ -25,7 +25,11 @@ import { ChannelTurns, type Turn } from "./turns.ts";
  */
 export type UnauthorizedPolicy = "stop" | "continue";
 
-export interface ForwarderOptions {
+export interface ForwarderOptions extends
+  Pick<
+    FeedRunContext,
+    "maxMessengerWaitMs" | "onSent" | "priorSuccesses" | "holds" | "fence"
+  > {
   read: FeedReader;
   state: ForwardState;
   outbox: Outbox;
@@ -50,18 +54,9 @@ export interface ForwarderOptions {
   signal?: AbortSignal;
   /** Default `stop`. */
   onUnauthorized?: UnauthorizedPolicy;
-  /** See FeedRunContext.maxMessengerWaitMs; default no bound. */
-  maxMessengerWaitMs?: number;
   onFeedDone?: (result: FeedResult) => void;
   /** See FeedRunContext.onStart. */
   onFeedStart?: (feed: string) => void;
-  onSent?: (feed: string) => void;
-  /** See FeedRunContext.priorSuccesses. */
-  priorSuccesses?: ReadonlyMap<string, Date>;
-  /** See FeedRunContext.holds. */
-  holds?: (channel: string) => boolean;
-  /** See FeedRunContext.fence. */
-  fence?: ChannelFence;
 }
 
 export interface RunSummary {

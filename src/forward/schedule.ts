@@ -147,14 +147,10 @@ export class Schedule {
     return new Cron(cron, {
       mode: "5-part",
       paused: true,
-      // UTC has no daylight saving: a fixed offset gives the same times, faster than croner's
-      // time-zone path (which goes through Intl for every candidate time).
-      ...(zone === undefined ? {} : UTC.has(zone) ? { utcOffset: 0 } : { timezone: zone }),
+      ...(zone === undefined ? {} : { timezone: zone }),
     });
   }
 }
-
-const UTC = new Set(["UTC", "Etc/UTC", "Etc/GMT", "GMT", "Etc/Universal", "Universal", "Zulu"]);
 
 /**
  * When a feed new to the schedule is first due: now if it never succeeded or its latest slot

@@ -81,10 +81,8 @@ export function formatMessage(entry: Entry, options: FormatOptions): Message {
   return message;
 }
 
-/** The fields' values for one entry, each worked out when a template first asks for it. */
+/** The fields' values for one entry, each worked out when a template asks for it. */
 class FieldValues {
-  readonly #known = new Map<string, string | null>();
-
   constructor(
     private readonly entry: Entry,
     private readonly options: FormatOptions,
@@ -92,15 +90,7 @@ class FieldValues {
   ) {}
 
   /** The raw (unescaped) value of a slot, or null when the entry lacks it. */
-  get(slot: Slot): string | null {
-    const key = slot.length === undefined ? slot.field : `${slot.field}:${slot.length}`;
-    if (this.#known.has(key)) return this.#known.get(key)!;
-    const value = this.#compute(slot.field, slot.length);
-    this.#known.set(key, value);
-    return value;
-  }
-
-  #compute(field: FieldName, length: number | undefined): string | null {
+  get({ field, length }: Slot): string | null {
     const entry = this.entry;
     switch (field) {
       case "title":

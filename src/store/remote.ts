@@ -8,6 +8,7 @@
  * the store is written to need few of either per run (docs/several-machines.md, "Costs").
  */
 import { describeNetworkFailure, isUnreachable } from "../net/failure.ts";
+import { race } from "../time/race.ts";
 import type { InStatement, ResultSet, SqlClient } from "./sql.ts";
 
 /** The server could not be reached or answered with something other than SQLite's words. */
@@ -54,20 +55,13 @@ function remoteError(error: unknown, secret: string | undefined): unknown {
 export const REQUEST_TIMEOUT_MS = 10_000;
 
 /**
- * `call`, or a failure once `ms` passed without its answer. The request itself cannot be
- * taken back: a write may still land later, which every write of the store allows (a late
- * lease renewal is one the process no longer trusts, a late record is the truth).
+ * `call`, or a failure once `ms` passed without its answer. A write may still land later, which
+ * every write of the store allows (a late lease renewal is one the process no longer trusts, a
+ * late record is the truth). A server that does not answer is one that cannot be reached
+ * (failure.ts's words).
  */
 function withDeadline<T>(call: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      // A server that does not answer is one that cannot be reached (failure.ts's words).
-      reject(unreachable(`no answer within ${ms / 1000} s`));
-    }, ms);
-  });
-  call.catch(() => {});
-  return Promise.race([call, late]).finally(() => clearTimeout(timer));
+  return race(call, ms, () => unreachable(`no answer within ${ms / 1000} s`));
 }
 
 /** Opens a client for `url`; nothing goes over the network until the first statement. */

@@ -10,6 +10,7 @@ import {
 import { openRuleCheck } from "./local.ts";
 import { cannotReach, describeNetworkFailure, isUnreachable } from "../../net/failure.ts";
 import { redactUrl } from "../../secrets/secret.ts";
+import { race } from "../../time/race.ts";
 
 /**
  * A remote libSQL server (sqld, Turso) through @libsql/client. The server runs the SQL, on its
@@ -129,15 +130,10 @@ export function openRemote(url: string, authToken: string | undefined, write: bo
   const within = <T>(tx: Transaction, step: Promise<T>): Promise<T> => {
     const left = until - performance.now();
     if (left === Infinity) return step;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        tx.close();
-        reject(new TimeLimitError(limitMs));
-      }, Math.max(0, left));
+    return race(step, Math.max(0, left), () => {
+      tx.close();
+      return new TimeLimitError(limitMs);
     });
-    step.catch(() => {});
-    return Promise.race([step, late]).finally(() => clearTimeout(timer));
   };
 
   /** Brings the copy of the schema up to the server's, within `tx`. */
