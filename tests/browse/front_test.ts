@@ -2,6 +2,25 @@ import assert from "node:assert/strict";
 import { connectionCap, descriptorLimit, Front } from "../../src/browse/http/front.ts";
 import { bounded } from "../support/deadline.ts";
 
+/** A front capped at `maxConnections` before a TCP backend, its events as text, and a connect. */
+function frontTo(port: number, maxConnections: number) {
+  const front = new Front({
+    hostname: "127.0.0.1",
+    port: 0,
+    maxConnections,
+    backend: { transport: "tcp", hostname: "127.0.0.1", port },
+  });
+  const events: string[] = [];
+  front.observe((e) => events.push(e.type === "dropped" ? `dropped:${e.reason}` : e.type));
+  const conns: Deno.Conn[] = [];
+  const connect = async () => {
+    const c = await Deno.connect({ hostname: "127.0.0.1", port: front.port });
+    conns.push(c);
+    return c;
+  };
+  return { front, events, conns, connect };
+}
+
 Deno.test("front: the connection cap leaves descriptors for the rest, three per connection", () => {
   const limits = (soft: string) =>
     `Limit                     Soft Limit           Hard Limit           Units\n` +
@@ -77,20 +96,7 @@ Deno.test(
         return new Response("quick");
       },
     );
-    const front = new Front({
-      hostname: "127.0.0.1",
-      port: 0,
-      maxConnections: 3,
-      backend: { transport: "tcp", hostname: "127.0.0.1", port: backend.addr.port },
-    });
-    const events: string[] = [];
-    front.observe((e) => events.push(e.type === "dropped" ? `dropped:${e.reason}` : e.type));
-    const conns: Deno.Conn[] = [];
-    const connect = async () => {
-      const c = await Deno.connect({ hostname: "127.0.0.1", port: front.port });
-      conns.push(c);
-      return c;
-    };
+    const { front, events, conns, connect } = frontTo(backend.addr.port, 3);
     const slow = async (c: Deno.Conn) => {
       const there = new Promise<void>((r) => (arrived = r));
       await c.write(enc.encode("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n"));
@@ -159,20 +165,7 @@ Deno.test(
         })().catch(() => {});
       }
     })().catch(() => {});
-    const front = new Front({
-      hostname: "127.0.0.1",
-      port: 0,
-      maxConnections: 1,
-      backend: { transport: "tcp", hostname: "127.0.0.1", port: listener.addr.port },
-    });
-    const events: string[] = [];
-    front.observe((e) => events.push(e.type === "dropped" ? `dropped:${e.reason}` : e.type));
-    const conns: Deno.Conn[] = [];
-    const connect = async () => {
-      const c = await Deno.connect({ hostname: "127.0.0.1", port: front.port });
-      conns.push(c);
-      return c;
-    };
+    const { front, events, conns, connect } = frontTo(listener.addr.port, 1);
     try {
       const a = await connect();
       await a.write(enc.encode("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"));
