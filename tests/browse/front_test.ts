@@ -18,7 +18,14 @@ function frontTo(port: number, maxConnections: number) {
     conns.push(c);
     return c;
   };
-  return { front, events, conns, connect };
+  const closeAll = () => {
+    for (const c of conns) {
+      try {
+        c.close();
+      } catch { /* closed */ }
+    }
+  };
+  return { front, events, connect, closeAll };
 }
 
 Deno.test("front: the connection cap leaves descriptors for the rest, three per connection", () => {
@@ -96,7 +103,7 @@ Deno.test(
         return new Response("quick");
       },
     );
-    const { front, events, conns, connect } = frontTo(backend.addr.port, 3);
+    const { front, events, connect, closeAll } = frontTo(backend.addr.port, 3);
     const slow = async (c: Deno.Conn) => {
       const there = new Promise<void>((r) => (arrived = r));
       await c.write(enc.encode("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n"));
@@ -131,11 +138,7 @@ Deno.test(
         assert.match(await readUntil(conn, "slow done"), /^HTTP\/1.1 200 /);
       }
     } finally {
-      for (const c of conns) {
-        try {
-          c.close();
-        } catch { /* closed */ }
-      }
+      closeAll();
       await front.close();
       await backend.shutdown();
     }
@@ -165,7 +168,7 @@ Deno.test(
         })().catch(() => {});
       }
     })().catch(() => {});
-    const { front, events, conns, connect } = frontTo(listener.addr.port, 1);
+    const { front, events, connect, closeAll } = frontTo(listener.addr.port, 1);
     try {
       const a = await connect();
       await a.write(enc.encode("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"));
@@ -194,11 +197,7 @@ Deno.test(
       assert.match(await answered, /^HTTP\/1.1 200 /);
       assert.equal(front.connections, 1);
     } finally {
-      for (const c of conns) {
-        try {
-          c.close();
-        } catch { /* closed */ }
-      }
+      closeAll();
       await front.close();
       listener.close();
       await serving;
