@@ -11,7 +11,8 @@ import { deliveryOf, messageFor } from "./messages.ts";
 import { entryFilterOf } from "./compiled.ts";
 import type { RunCounts, RunRecord } from "../store/db.ts";
 import { firstSighting } from "./first_sighting.ts";
-import type { FeedReader, Validators } from "./reader.ts";
+import type { Validators } from "../feeds/fetch.ts";
+import type { FeedRead, ReadOptions } from "../feeds/read.ts";
 import type { SlotRunner } from "./fetch_slots.ts";
 import type { Turn } from "./turns.ts";
 
@@ -59,7 +60,8 @@ export interface FeedResult extends RunCounts {
 }
 
 export interface FeedRunContext {
-  read: FeedReader;
+  /** readFeed of src/feeds/read.ts: throws an error naming the URL when any fails. */
+  read: (options: ReadOptions) => Promise<FeedRead>;
   state: ForwardState;
   outbox: Outbox;
   successLog: SuccessLog;

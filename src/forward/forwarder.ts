@@ -12,7 +12,6 @@ import {
   runFeed,
   type SuccessLog,
 } from "./feed_run.ts";
-import type { FeedReader } from "./reader.ts";
 import { DEFAULT_TIMEOUT_MS } from "../feeds/read.ts";
 import { feedOrigin, FetchSlots, heldSlot, type Slot } from "./fetch_slots.ts";
 import { ChannelTurns, type Turn } from "./turns.ts";
@@ -30,7 +29,7 @@ export interface ForwarderOptions extends
     FeedRunContext,
     "maxMessengerWaitMs" | "onSent" | "priorSuccesses" | "holds" | "fence"
   > {
-  read: FeedReader;
+  read: FeedRunContext["read"];
   state: ForwardState;
   outbox: Outbox;
   successLog: SuccessLog;
