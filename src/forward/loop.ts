@@ -13,7 +13,7 @@ import { type Logger, messageOf } from "../log/logger.ts";
 import { someNames } from "./bursts.ts";
 import type { FeedResult } from "./feed_run.ts";
 import { Forwarder, type ForwarderOptions } from "./forwarder.ts";
-import { type HealthSnapshot, schedulerHealth } from "./health.ts";
+import { type HealthSnapshot, schedulerHealthy } from "./health.ts";
 import type { Leases } from "./leases.ts";
 import type { ForwardMetrics } from "./metrics.ts";
 import { Schedule } from "./schedule.ts";
@@ -226,19 +226,13 @@ export class Loop {
   /** Whether the loop ticks when it planned to, for `/healthz`. */
   health(slackMs = this.#maxSleepMs): HealthSnapshot {
     // Monotonic times: a wall-clock jump neither stalls nor revives the loop's health.
-    const mono = (t: number | null) => (t === null ? null : new Date(t));
-    const { ok } = schedulerHealth(
-      mono(this.#lastTickMono),
-      this.#stopping ? null : mono(this.#nextTickMono),
-      new Date(this.#clock.monotonic()),
+    const ok = schedulerHealthy(
+      this.#lastTickMono,
+      this.#stopping ? null : this.#nextTickMono,
+      this.#clock.monotonic(),
       slackMs,
     );
     return { ok, feeds: this.#feeds.size, lastTick: this.#lastTickWall };
-  }
-
-  /** When each scheduled feed is next due (a past time: at once). */
-  nextRun(feed: string): Date | null {
-    return this.#schedule.nextFor(feed);
   }
 
   /** Feeds whose run is in progress. */
