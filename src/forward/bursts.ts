@@ -58,12 +58,9 @@ export function burstLogger(inner: Logger, clock: Clock, windowMs = 10_000): Bur
     bursts.delete(message);
     clock.clearTimeout(burst.timer);
     if (burst.repeated === 0) return;
-    const names = burst.feeds.join(",");
     inner.warn(message, {
       repeated: burst.repeated,
-      ...(names === ""
-        ? {}
-        : { feeds: burst.repeated > burst.feeds.length ? `${names},…` : names }),
+      ...(burst.feeds.length === 0 ? {} : { feeds: someNames(burst.feeds, burst.repeated) }),
       within_s: windowMs / 1000,
     });
   };
