@@ -80,13 +80,11 @@ Deno.test("health server: /healthz ok and stalled, /metrics parses, 404, 405, HE
   metrics.recordSent("blog", 2);
   metrics.recordMessengerResponse(200);
   let snapshot: HealthSnapshot = { ok: true, feeds: 3, lastTick: at("14:00:00") };
-  const controller = new AbortController();
   const server = serveHealth({
     hostname: "127.0.0.1",
     port: 0,
     metrics,
     health: () => snapshot,
-    signal: controller.signal,
     startedAt: at("13:00:00"),
     now: () => at("14:00:30.9"),
   });
@@ -139,8 +137,7 @@ Deno.test("health server: /healthz ok and stalled, /metrics parses, 404, 405, HE
     assert.equal(res.status, 503);
     assert.equal(await res.text(), "");
   } finally {
-    controller.abort();
-    await server.finished;
+    await server.shutdown();
   }
   await assert.rejects(fetch(`${server.url}/healthz`));
 });
