@@ -93,7 +93,7 @@ export interface FeedRunContext {
   /**
    * The last-success file as the process found it: a feed listed there succeeded before, so at
    * a first sighting (the state has no record of it: lost or moved) its entries were most
-   * likely delivered already. See recoveredLimit.
+   * likely delivered already: it sends at most its first_time_limit, none without one.
    */
   priorSuccesses?: ReadonlyMap<string, Date>;
   /**
@@ -115,15 +115,6 @@ export interface ChannelFence {
   /** Until when (monotonic ms) this run may send to `channel`: its lease as held now. */
   tenure(channel: string): () => number;
   distrust(): void;
-}
-
-/**
- * The first-sighting limit of a feed that succeeded before but is unknown to the state: its
- * own limit when it has one, else 0 (every entry recorded as seen, none sent), since "no
- * limit" would post again everything the lost state had delivered.
- */
-export function recoveredLimit(firstTimeLimit: number): number {
-  return Math.max(0, firstTimeLimit);
 }
 
 /**
@@ -259,7 +250,10 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
   let skipped = 0;
   if (!known) {
     const before = ctx.priorSuccesses?.get(feed.name);
-    const limit = before === undefined ? feed.firstTimeLimit : recoveredLimit(feed.firstTimeLimit);
+    // A feed that succeeded before but is unknown to the state keeps its own limit, else 0
+    // (every entry recorded as seen, none sent): "no limit" would post again everything the
+    // lost state had delivered.
+    const limit = before === undefined ? feed.firstTimeLimit : Math.max(0, feed.firstTimeLimit);
     const split = firstSighting(unseen, limit);
     send = split.send;
     skipped = split.skip.length;
@@ -302,26 +296,19 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
 /** The validators to store, or undefined when they are the stored ones (no write needed). */
 function validatorsToStore(
   stored: ReadonlyMap<string, Validators>,
-  read: { validators: Map<string, Validators> },
+  { validators }: { validators: Map<string, Validators> },
 ): Map<string, Validators> | undefined {
-  return sameValidators(stored, read.validators) ? undefined : read.validators;
-}
-
-function sameValidators(
-  a: ReadonlyMap<string, Validators>,
-  b: ReadonlyMap<string, Validators>,
-): boolean {
   let meaningful = 0;
-  for (const [url, v] of b) {
+  for (const [url, v] of validators) {
     if (v.etag === null && v.lastModified === null && v.bodyHash === null) continue;
     meaningful++;
-    const old = a.get(url);
+    const old = stored.get(url);
     if (
       old === undefined || old.etag !== v.etag || old.lastModified !== v.lastModified ||
       old.bodyHash !== v.bodyHash
-    ) return false;
+    ) return validators;
   }
-  return meaningful === a.size;
+  return meaningful === stored.size ? undefined : validators;
 }
 
 async function deliver(

@@ -80,8 +80,7 @@ function messengerKey(settings: Settings): string {
  * before the database kept them (its times are copied in, unless `readOnly`), or a state lost
  * or moved. When the file lists feeds while the database knows none (new or empty, e.g. a
  * courier.db copied without its -wal file, or a db_dir that changed), says so once, loudly,
- * naming both; the feed runs then treat those feeds as first sightings (feed_run.ts,
- * recoveredLimit).
+ * naming both; the feed runs then treat those feeds as first sightings (feed_run.ts).
  */
 async function priorSuccesses(
   settings: Settings,
