@@ -31,7 +31,7 @@ export interface LoopOptions {
   /** What every run needs; the loop adds its clock, its stop signal and its own callbacks. */
   forwarder: Omit<
     ForwarderOptions,
-    "signal" | "onFeedDone" | "onFeedStart" | "onUnauthorized" | "clock"
+    "signal" | "onFeedDone" | "onStart" | "onUnauthorized" | "clock"
   >;
   clock: Clock;
   logger: Logger;
@@ -106,7 +106,7 @@ export class Loop {
       signal: this.#stopRuns.signal,
       onUnauthorized: "continue",
       onFeedDone: (result) => this.#feedDone(result),
-      onFeedStart: (name) => {
+      onStart: (name) => {
         const run = this.#inFlight.get(name);
         if (run) run.started = true;
       },
