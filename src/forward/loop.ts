@@ -98,7 +98,7 @@ export class Loop {
     this.#clock = options.clock;
     this.#logger = options.logger;
     this.#maxSleepMs = options.maxSleepMs ?? MAX_SLEEP_MS;
-    this.#schedule = new Schedule({ timezone: options.timezone });
+    this.#schedule = new Schedule(options.timezone);
     this.#lastSuccess = new Map(options.lastSuccess);
     this.#forwarder = new Forwarder({
       ...options.forwarder,
