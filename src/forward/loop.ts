@@ -166,13 +166,11 @@ export class Loop {
   reload(feeds: FeedSettings[]): ReloadChanges {
     const now = new Date(this.#clock.now());
     const before = this.#feeds;
-    const { added, changed: cronChanged, removed } = this.#install(feeds, now);
+    const { added, removed } = this.#install(feeds, now);
     this.#options.leases?.setChannels(feeds.map((f) => f.channel));
+    // A changed cron is a changed feed too: the settings are plain values.
     const changed = feeds
-      .filter((f) =>
-        before.has(f.name) &&
-        (cronChanged.includes(f.name) || JSON.stringify(before.get(f.name)) !== JSON.stringify(f))
-      )
+      .filter((f) => before.has(f.name) && JSON.stringify(before.get(f.name)) !== JSON.stringify(f))
       .map((f) => f.name);
     for (const name of removed) {
       if (this.#inFlight.has(name)) this.#removedWhileRunning.add(name);
