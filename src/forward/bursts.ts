@@ -10,7 +10,7 @@
  * with its own feed, URL and reason.
  */
 import type { Clock, TimerId } from "../time/clock.ts";
-import type { Fields, Logger } from "../log/logger.ts";
+import type { Logger } from "../log/logger.ts";
 
 /** How many feed names a line that stands for many lists. */
 export const NAMES_SHOWN = 10;
@@ -29,20 +29,6 @@ interface Burst {
   repeated: number;
   feeds: string[];
   timer: TimerId;
-}
-
-/** A pure record of a message's window: whether a warning goes out now, or is counted. */
-export function admit(
-  bursts: Map<string, { repeated: number; feeds: string[] }>,
-  message: string,
-  fields: Fields | undefined,
-): "log" | "count" {
-  const burst = bursts.get(message);
-  if (burst === undefined) return "log";
-  burst.repeated++;
-  const feed = fields?.feed;
-  if (typeof feed === "string" && burst.feeds.length < NAMES_SHOWN) burst.feeds.push(feed);
-  return "count";
 }
 
 export interface BurstLogger extends Logger {
@@ -69,7 +55,13 @@ export function burstLogger(inner: Logger, clock: Clock, windowMs = 10_000): Bur
     info: (m, f) => inner.info(m, f),
     error: (m, f) => inner.error(m, f),
     warn(message, fields) {
-      if (admit(bursts, message, fields) === "count") return;
+      const burst = bursts.get(message);
+      if (burst !== undefined) {
+        burst.repeated++;
+        const feed = fields?.feed;
+        if (typeof feed === "string" && burst.feeds.length < NAMES_SHOWN) burst.feeds.push(feed);
+        return;
+      }
       inner.warn(message, fields);
       const timer = clock.setTimeout(() => close(message), windowMs);
       bursts.set(message, { repeated: 0, feeds: [], timer });
