@@ -15,11 +15,6 @@ export interface ProxyClient {
   close(): Promise<void>;
 }
 
-export interface ProxyClientOptions {
-  /** Extra PEM certificates to trust, for the https:// proxy itself and for origins. */
-  caCerts?: string[];
-}
-
 /**
  * The proxy each client goes through, so that whoever holds only the client (a feed fetch) can
  * name the proxy when a request through it fails.
@@ -31,9 +26,10 @@ export function proxyOf(client: Deno.HttpClient | undefined): ProxySpec | null {
   return (client && proxies.get(client)) ?? null;
 }
 
+/** `caCerts`: extra PEM certificates to trust, for the https:// proxy itself and for origins. */
 export function openProxyClient(
   spec: ProxySpec | null,
-  { caCerts }: ProxyClientOptions = {},
+  { caCerts }: { caCerts?: string[] } = {},
 ): ProxyClient {
   if (spec === null) {
     if (caCerts === undefined) return { client: undefined, close: () => Promise.resolve() };
