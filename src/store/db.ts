@@ -21,12 +21,6 @@ import { prune, type PruneCounts, type RetentionRules } from "./retention.ts";
 import { type StoredValidators, ValidatorsTable } from "./validators.ts";
 
 export type { RunCounts, RunRecord } from "./runs.ts";
-export { StoreError, storeFailure } from "./failure.ts";
-export type { StoredValidators } from "./validators.ts";
-export type { PruneCounts, RetentionRules } from "./retention.ts";
-export { DEFAULT_RETENTION } from "./retention.ts";
-export type { StateLocation } from "./location.ts";
-export type { LeaseClaim, LeaseHolding, LeaseView } from "./leases.ts";
 
 /**
  * `passive` copies to courier.db what no reader still needs and never waits: for a process
@@ -42,8 +36,6 @@ export interface CheckpointResult {
   logFrames: number;
   checkpointedFrames: number;
 }
-
-export { DB_FILE, dbPath } from "./location.ts";
 
 export interface StoreOptions {
   /** Open an existing database for reading only; a missing one yields null. */

@@ -11,10 +11,7 @@
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { extendedCodeName, primaryCodeName } from "../sqlite/codes.ts";
-
 import type { InStatement, ResultSet, Row, SqlClient } from "./sql.ts";
-
-export type { InStatement, ResultSet, Row, SqlClient, SqlValue } from "./sql.ts";
 
 /**
  * A failed SQLite call, with SQLite's result code in the words libSQL uses (`SQLITE_FULL`,

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { dbPath, type RunRecord, Store, StoreError } from "../../src/store/db.ts";
+import { type RunRecord, Store } from "../../src/store/db.ts";
+import { StoreError } from "../../src/store/failure.ts";
+import { dbPath } from "../../src/store/location.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import { createClient } from "npm:@libsql/client@^0.18.0";
 import { ManualClock } from "../support/manual_clock.ts";

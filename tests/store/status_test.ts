@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import Database from "npm:libsql@0.5.29";
-import { dbPath, type RunRecord, Store } from "../../src/store/db.ts";
+import { type RunRecord, Store } from "../../src/store/db.ts";
+import { dbPath } from "../../src/store/location.ts";
 import { acquireLock } from "../../src/store/lock.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import { readFeedRecords } from "../../src/store/status.ts";
