@@ -29,24 +29,11 @@ export type { RunCounts, RunRecord } from "./runs.ts";
  */
 export type CheckpointMode = "passive" | "truncate";
 
-export interface CheckpointResult {
-  /** Whether a reader kept the checkpoint from finishing (the rest waits for the next one). */
-  busy: boolean;
-  /** Frames in the WAL, and how many of them are now in courier.db. */
-  logFrames: number;
-  checkpointedFrames: number;
-}
-
 export interface StoreOptions {
   /** Open an existing database for reading only; a missing one yields null. */
   readOnly?: boolean;
   /** Runs the timer that writes buffered run rows; default the process's clock. */
   clock?: Clock;
-  /**
-   * Buffered run rows are written at most this long after the first of them (default 30 s),
-   * so a long-lived process keeps its history current without a write per run.
-   */
-  flushAfterMs?: number;
   /**
    * How a remote location is reached; default `@libsql/client/web` (remote.ts). Tests put a
    * local SQLite file behind it to stand in for the server (the store then behaves as remote:
@@ -73,7 +60,11 @@ const PRUNE_EVERY_MS = 86_400_000;
 
 /** How many no-op run rows are buffered at most before they are written. */
 const NO_OP_BUFFER = 256;
-const DEFAULT_FLUSH_AFTER_MS = 30_000;
+/**
+ * Buffered run rows are written at most this long after the first of them, so a long-lived
+ * process keeps its history current without a write per run.
+ */
+const FLUSH_AFTER_MS = 30_000;
 
 /**
  * The forwarder's state: which entries each feed has seen and sent (entries.ts), its runs
@@ -83,7 +74,6 @@ const DEFAULT_FLUSH_AFTER_MS = 30_000;
  */
 export class Store {
   readonly #clock: Clock;
-  readonly #flushAfterMs: number;
   readonly #commits: GroupCommit;
   readonly #entries: EntriesTable;
   readonly #runs: RunsTable;
@@ -104,7 +94,6 @@ export class Store {
   ) {
     this.#readOnly = options.readOnly === true;
     this.#clock = options.clock ?? realClock;
-    this.#flushAfterMs = options.flushAfterMs ?? DEFAULT_FLUSH_AFTER_MS;
     this.#commits = new GroupCommit(client);
     this.#entries = new EntriesTable(client);
     this.#runs = new RunsTable(client, this.#commits);
@@ -235,22 +224,16 @@ export class Store {
    * is idle; SQLite's own automatic checkpoint (every 1000 pages) only runs inside a commit,
    * and is passive too, so without them a reader could pin an ever-growing WAL.
    */
-  async checkpoint(mode: CheckpointMode = "passive"): Promise<CheckpointResult> {
+  async checkpoint(mode: CheckpointMode = "passive"): Promise<void> {
     // A server keeps its own log; there is no local WAL to copy.
-    if (this.remote) return { busy: false, logFrames: 0, checkpointedFrames: 0 };
-    const rs = await this.#step(
+    if (this.remote) return;
+    await this.#step(
       "checkpoint the WAL",
       () =>
         this.client.execute(
           `PRAGMA wal_checkpoint(${mode === "truncate" ? "TRUNCATE" : "PASSIVE"})`,
         ),
     );
-    const row = rs.rows[0];
-    return {
-      busy: Number(row?.[0] ?? 0) !== 0,
-      logFrames: Number(row?.[1] ?? 0),
-      checkpointedFrames: Number(row?.[2] ?? 0),
-    };
   }
 
   /**
@@ -321,17 +304,10 @@ export class Store {
     return Number(rs.rows[0]?.[0] ?? 0) === 0;
   }
 
-  /** Whether the feed has had its first sighting (its first successful read). */
-  async isKnownFeed(feed: string): Promise<boolean> {
-    return (await this.lookup(feed, [])).known;
-  }
-
-  /** The ids among `ids` that the feed has already seen (sent or skipped). */
-  async seenIds(feed: string, ids: readonly string[]): Promise<Set<string>> {
-    return (await this.lookup(feed, ids)).seen;
-  }
-
-  /** Whether the feed is known and which of `ids` it has seen, in one query. */
+  /**
+   * Whether the feed has had its first sighting (its first successful read) and which of `ids`
+   * it has seen (sent or skipped), in one query.
+   */
   lookup(feed: string, ids: readonly string[]): Promise<{ known: boolean; seen: Set<string> }> {
     return this.#step("read the state", () => this.#entries.lookup(feed, ids));
   }
@@ -412,18 +388,16 @@ export class Store {
         ...this.#entries.seen(run.feed, seen, run.finishedAt, run.outcome === "ok"),
       );
     }
-    if (!validators) {
-      await this.#commits.commit(statements);
-      return;
+    if (validators) {
+      statements.push(...this.#validators.replace(run.feed, validators, run.finishedAt));
     }
-    statements.push(...this.#validators.replace(run.feed, validators, run.finishedAt));
     await this.#commits.commit(statements);
-    await this.#validators.replaced(run.feed, validators);
+    if (validators) await this.#validators.replaced(run.feed, validators);
   }
 
   /**
    * Writes the buffered rows of no-op runs, in one transaction. Called by the run's end (and
-   * by finishRun when the buffer is full, and by a timer flushAfterMs after the first buffered
+   * by finishRun when the buffer is full, and by a timer FLUSH_AFTER_MS after the first buffered
    * row): a process killed before then loses only these history rows, never delivery state.
    * Rejects with the failure of a timed write since the last flush, if any.
    */
@@ -442,7 +416,7 @@ export class Store {
   /** Why the last timed write failed; thrown by the next flush, whose caller can tell. */
   #timedFlushError: unknown = null;
 
-  /** Makes sure buffered rows are written within flushAfterMs even if no run's end comes. */
+  /** Makes sure buffered rows are written within FLUSH_AFTER_MS even if no run's end comes. */
   #arm(): void {
     if (this.#flushTimer !== undefined) return;
     this.#flushTimer = this.#clock.setTimeout(() => {
@@ -453,7 +427,7 @@ export class Store {
           if (this.#timedWrite === writing) this.#timedWrite = null;
         });
       this.#timedWrite = writing;
-    }, this.#flushAfterMs);
+    }, FLUSH_AFTER_MS);
   }
 
   #disarm(): void {
