@@ -68,13 +68,10 @@ const NEVER: FeedRecord = {
  * queries for all feeds together: a handful of round trips to a server, whatever the count.
  */
 export async function readFeedRecords(
-  where: string | StateLocation,
+  location: StateLocation,
   feeds: readonly string[],
   since: Date,
 ): Promise<StatusRecords | null> {
-  const location: StateLocation = typeof where === "string"
-    ? { kind: "file", dbDir: where }
-    : where;
   const path = describeLocation(location);
   let db: SqlClient;
   if (location.kind === "file") {
