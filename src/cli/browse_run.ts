@@ -105,12 +105,13 @@ export async function run(argv: string[]): Promise<number> {
   if (!/^\d+$/.test(values.port) || port > 65535) {
     throw new UsageError(`courier browse: --port must be 0-65535, got "${values.port}"`);
   }
-  const timeoutMs = parseDuration(values.timeout);
-  if (timeoutMs === null || timeoutMs < 1) {
-    throw new UsageError(
-      `courier browse: --timeout must be a duration like 500ms, 5s or 1m, got "${values.timeout}"`,
-    );
-  }
+  const timeoutMs = parseDuration(
+    "browse",
+    "timeout",
+    values.timeout,
+    1,
+    "a duration like 500ms, 5s or 1m",
+  );
   const maxRows = parsePositiveInt("browse", "max-rows", values["max-rows"]);
   if (values.token !== undefined && values["token-file"] !== undefined) {
     throw new UsageError("courier browse: give --token-file or --token, not both");
