@@ -63,13 +63,8 @@ export function readRunFlags(
 /** The messenger API base URL: the flag, else $COURIER_MESSENGER_API, else Telegram's. */
 export function messengerApiFrom(flag: string | undefined): string {
   const value = flag ?? Deno.env.get("COURIER_MESSENGER_API") ?? DEFAULT_MESSENGER_API;
-  let url: URL | null = null;
-  try {
-    url = new URL(value);
-  } catch {
-    url = null;
-  }
-  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+  const protocol = URL.parse(value)?.protocol;
+  if (protocol !== "http:" && protocol !== "https:") {
     throw new UsageError(
       `courier: the messenger API must be an http(s) URL, got "${redactUrl(value)}"`,
     );
