@@ -64,9 +64,9 @@ async function writeFileAtomic(path: string, text: string, makeDir: boolean): Pr
   }
 }
 
-/** Flushes a directory's entries (a rename in it) to disk. */
-async function syncDir(dir: string): Promise<void> {
-  const handle = await Deno.open(dir, { read: true });
+/** Flushes a file, or a directory's entries (a rename in it), to disk. */
+async function syncToDisk(path: string): Promise<void> {
+  const handle = await Deno.open(path, { read: true });
   try {
     await handle.sync();
   } finally {
@@ -173,13 +173,8 @@ export class LastSuccessFile {
     }
     if (!this.#unsynced) return;
     try {
-      const file = await Deno.open(this.path, { read: true });
-      try {
-        await file.sync();
-      } finally {
-        file.close();
-      }
-      await syncDir(dirname(this.path));
+      await syncToDisk(this.path);
+      await syncToDisk(dirname(this.path));
     } catch (error) {
       throw new LastSuccessError(`cannot write ${this.path}: ${(error as Error).message}`);
     }
