@@ -28,7 +28,7 @@ function timesOf(doc: unknown): Map<string, Date> {
   const map = new Map<string, Date>();
   if (doc === null || typeof doc !== "object" || Array.isArray(doc)) return map;
   for (const [name, value] of Object.entries(doc as Record<string, unknown>)) {
-    const date = value instanceof Date ? value : new Date(String(value));
+    const date = new Date(String(value));
     if (!Number.isNaN(date.getTime())) map.set(name, date);
   }
   return map;
