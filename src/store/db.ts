@@ -227,13 +227,8 @@ export class Store {
   async checkpoint(mode: CheckpointMode = "passive"): Promise<void> {
     // A server keeps its own log; there is no local WAL to copy.
     if (this.remote) return;
-    await this.#step(
-      "checkpoint the WAL",
-      () =>
-        this.client.execute(
-          `PRAGMA wal_checkpoint(${mode === "truncate" ? "TRUNCATE" : "PASSIVE"})`,
-        ),
-    );
+    const pragma = `PRAGMA wal_checkpoint(${mode.toUpperCase()})`;
+    await this.#step("checkpoint the WAL", () => this.client.execute(pragma));
   }
 
   /**
@@ -242,18 +237,16 @@ export class Store {
    * config's feed names as `configured` so feeds removed from it are dropped in time.
    */
   prune(now: Date, rules: Partial<RetentionRules> = {}): Promise<PruneCounts> {
-    return this.#step("prune old state", () => this.#prune(now, rules));
-  }
-
-  async #prune(now: Date, rules: Partial<RetentionRules>): Promise<PruneCounts> {
-    const counts = await prune(this.client, now, rules);
-    await this.adopt(counts.droppedFeeds);
-    await this.client.execute({
-      sql: `INSERT INTO meta (key, value) VALUES ('pruned_at', ?)
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-      args: [now.toISOString()],
+    return this.#step("prune old state", async () => {
+      const counts = await prune(this.client, now, rules);
+      await this.adopt(counts.droppedFeeds);
+      await this.client.execute({
+        sql: `INSERT INTO meta (key, value) VALUES ('pruned_at', ?)
+              ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        args: [now.toISOString()],
+      });
+      return counts;
     });
-    return counts;
   }
 
   /**
@@ -366,33 +359,27 @@ export class Store {
     validators?: Map<string, StoredValidators>,
     seen?: readonly string[],
   ): Promise<void> {
-    return this.#step("record a run", () => this.#finishRun(run, validators, seen));
-  }
-
-  async #finishRun(
-    run: RunRecord,
-    validators?: Map<string, StoredValidators>,
-    seen?: readonly string[],
-  ): Promise<void> {
-    if (!validators && !seen && isNoOp(run)) {
-      this.#runs.buffer(run);
-      if (this.#runs.buffered >= NO_OP_BUFFER) await this.flush();
-      else this.#arm();
-      return;
-    }
-    // This run's row goes after any no-op run of the same feed still buffered.
-    if (this.#runs.hasBuffered(run.feed)) await this.#runs.writeBuffered();
-    const statements = [this.#runs.insert(run)];
-    if (seen) {
-      statements.push(
-        ...this.#entries.seen(run.feed, seen, run.finishedAt, run.outcome === "ok"),
-      );
-    }
-    if (validators) {
-      statements.push(...this.#validators.replace(run.feed, validators, run.finishedAt));
-    }
-    await this.#commits.commit(statements);
-    if (validators) await this.#validators.replaced(run.feed, validators);
+    return this.#step("record a run", async () => {
+      if (!validators && !seen && isNoOp(run)) {
+        this.#runs.buffer(run);
+        if (this.#runs.buffered >= NO_OP_BUFFER) await this.flush();
+        else this.#arm();
+        return;
+      }
+      // This run's row goes after any no-op run of the same feed still buffered.
+      if (this.#runs.hasBuffered(run.feed)) await this.#runs.writeBuffered();
+      const statements = [this.#runs.insert(run)];
+      if (seen) {
+        statements.push(
+          ...this.#entries.seen(run.feed, seen, run.finishedAt, run.outcome === "ok"),
+        );
+      }
+      if (validators) {
+        statements.push(...this.#validators.replace(run.feed, validators, run.finishedAt));
+      }
+      await this.#commits.commit(statements);
+      if (validators) await this.#validators.replaced(run.feed, validators);
+    });
   }
 
   /**
