@@ -6,12 +6,6 @@ import { readSecretFile, SecretFileError } from "../secrets/secret_file.ts";
 import { parseCommandArgs, parseDuration, parsePositiveInt } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
 
-/** What browse opens: the database and the auth token of a remote one. */
-interface Target {
-  database: string;
-  authToken?: string;
-}
-
 /**
  * The forwarder's database from the config: its `<db_dir>/courier.db`, or its `db_url` with
  * the token found as once, forward and status find it (store/location.ts), `--auth-token`
@@ -20,7 +14,7 @@ interface Target {
 async function defaultDatabase(
   configFlag: string | undefined,
   authTokenFlag: string | undefined,
-): Promise<Target> {
+): Promise<{ database: string; authToken?: string }> {
   // Loaded only here: a server given a DATABASE need not pay for the config reader (YAML and
   // all) in memory and start-up.
   const [{ ConfigError }, { configPathFrom, loadSettings }, location] = await Promise.all([

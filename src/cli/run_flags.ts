@@ -18,15 +18,6 @@ export const RUN_OPTIONS = {
   "log-level": { type: "string" },
 } as const;
 
-export interface RunFlags {
-  configPath: string;
-  dryRun: boolean;
-  concurrency: number;
-  messengerApi: string;
-  /** undefined: $COURIER_LOG_LEVEL, else info. */
-  logLevel: Level | undefined;
-}
-
 export function readRunFlags(
   command: string,
   values: {
@@ -36,10 +27,11 @@ export function readRunFlags(
     "messenger-api"?: string;
     "log-level"?: string;
   },
-): RunFlags {
+) {
   const concurrency = values.concurrency === undefined
     ? DEFAULT_CONCURRENCY
     : parsePositiveInt(command, "concurrency", values.concurrency);
+  // undefined: $COURIER_LOG_LEVEL, else info.
   let logLevel: Level | undefined;
   if (values["log-level"] !== undefined) {
     logLevel = levelFrom(values["log-level"]);
