@@ -23,6 +23,10 @@ Deno.test("client key: IPv4 as it is, IPv4-mapped IPv6 as IPv4, IPv6 by its /64"
   assert.equal(clientKey("[2001:DB8:1:2:ffff::1]"), "2001:db8:1:2::/64");
   assert.equal(clientKey("fe80::1%eth0"), "fe80:0:0:0::/64");
   assert.equal(clientKey("::1"), "0:0:0:0::/64");
+  assert.equal(clientKey("0:0:0:0:0:FFFF:10.1.2.3"), "10.1.2.3");
+  assert.equal(clientKey("::ffff:0:0"), "0.0.0.0");
+  assert.equal(clientKey("2001:db8::"), "2001:db8:0:0::/64");
+  assert.equal(clientKey("not:an:address"), "not:an:address");
   assert.notEqual(clientKey("2001:db8:1:2::1"), clientKey("2001:db8:1:3::1"));
 });
 
