@@ -97,6 +97,22 @@ Deno.test("message scanner: a 100 Continue is interim; a 101 ends the following,
   assert.ok(!s.between);
 });
 
+Deno.test("message scanner: chunked and sized bodies end where they end, whole or byte by byte", () => {
+  const answers = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
+    "3;x=y\r\nabc\r\n10\r\n0123456789abcdef\r\n0\r\nTrailer: t\r\n\r\n" +
+    "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello" +
+    "HTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n";
+  for (const size of [answers.length, 1, 7]) {
+    let ends = 0;
+    const s = new MessageScanner("response", { head: () => {}, end: () => ends++ });
+    for (let i = 0; i < answers.length; i += size) s.feed(bytes(answers.slice(i, i + size)));
+    assert.equal(ends, 3, `fed ${size} bytes at a time`);
+    assert.ok(s.between);
+    s.feed(bytes("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nx"));
+    assert.ok(!s.between, "one byte of the body is still to come");
+  }
+});
+
 /** One keep-alive connection from `from`; `send` writes bytes, `read` awaits `n` answers. */
 function connection(port: number, from: string) {
   const socket = net.connect({ host: "127.0.0.1", port, localAddress: from });
