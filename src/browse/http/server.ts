@@ -6,10 +6,7 @@ import { accessProblem } from "./security.ts";
 
 /** A start-up refusal (unsafe binding, unopenable database): one line, no stack. */
 export class BrowseError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "BrowseError";
-  }
+  override name = "BrowseError";
 }
 
 export interface BrowseOptions {

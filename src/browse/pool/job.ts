@@ -24,37 +24,31 @@ import { TimeLimitError } from "../sql/db.ts";
  * same message as a worker that stopped its query itself (TimeLimitError).
  */
 export class QueryTimeoutError extends TimeLimitError {
-  constructor(limitMs: number) {
-    super(limitMs);
-    this.name = "QueryTimeoutError";
-  }
+  override name = "QueryTimeoutError";
 }
 
 /** A worker died or could not start; the message is safe to show. */
 export class WorkerError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "WorkerError";
-  }
+  override name = "WorkerError";
 }
 
 /** The client went away: its request was dropped from the queue or its worker killed. */
 export class RequestCancelledError extends WorkerError {
+  override name = "RequestCancelledError";
   constructor() {
     super("the client went away; the query was stopped");
-    this.name = "RequestCancelledError";
   }
 }
 
 /** A (non-download) answer larger than the pool holds in memory for one request. */
 export class AnswerTooLargeError extends WorkerError {
+  override name = "AnswerTooLargeError";
   constructor(readonly limitBytes: number) {
     super(
       `the answer is larger than ${
         Math.round(limitBytes / 1024 / 1024)
       } MiB: select fewer rows or columns, or download it (format=csv, xml or json)`,
     );
-    this.name = "AnswerTooLargeError";
   }
 }
 

@@ -33,9 +33,9 @@ export type { SpawnWorker } from "./spawn.ts";
 
 /** Every worker is busy and the queue is full: answer 503 with `Retry-After`. */
 export class QueueFullError extends Error {
+  override name = "QueueFullError";
   constructor(readonly retryAfterSeconds: number) {
     super("the server is busy (every query worker is taken and the queue is full): retry later");
-    this.name = "QueueFullError";
   }
 }
 

@@ -31,9 +31,9 @@ export function frameJson<T>(frame: Frame): T {
 
 /** A frame longer than the reader accepts. */
 export class FrameTooLargeError extends Error {
+  override name = "FrameTooLargeError";
   constructor(readonly size: number) {
     super(`a frame of ${size} bytes is larger than allowed`);
-    this.name = "FrameTooLargeError";
   }
 }
 
