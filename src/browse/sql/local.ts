@@ -562,7 +562,7 @@ export function openLocal(
       );
     }
   };
-  const run: Db["run"] = (sql, params, options, onColumns, onRow, onRows) => {
+  const run: Db["run"] = async (sql, params, options, onColumns, onRow, onRows) => {
     g.refused = null;
     g.writing = options.write;
     const writing = g.writing;
@@ -583,10 +583,7 @@ export function openLocal(
       try {
         const info = first!.run(...bindArgs(params));
         onColumns([]);
-        return Promise.resolve({
-          changes: Number(info.changes),
-          lastInsertRowid: info.lastInsertRowid,
-        });
+        return { changes: Number(info.changes), lastInsertRowid: info.lastInsertRowid };
       } catch (error) {
         throw fail(error);
       }
@@ -612,13 +609,13 @@ export function openLocal(
       if (holding) leave();
       onColumns(names);
       for (const row of rows) if (!onRow(row)) break;
-      return Promise.resolve({});
+      return {};
     }
     const begin = () => onColumns(names);
     if (limit === undefined) {
       stream(stmt, params, begin, onRow);
       if (holding) leave();
-      return Promise.resolve({});
+      return {};
     }
     const rows = batch(stmt, params, names.length, limit);
     if (rows === null) {
@@ -641,7 +638,7 @@ export function openLocal(
         throw error;
       }
       if (holding) leave();
-      return Promise.resolve({});
+      return {};
     }
     if (holding) leave();
     begin();
@@ -649,7 +646,7 @@ export function openLocal(
     if (onRows) onRows(rows);
     else for (const row of rows) if (!onRow(row)) break;
     if (reuse) remember(key, { stmt, names, v: version });
-    return Promise.resolve({});
+    return {};
   };
   return {
     all(sql, params = []) {
@@ -659,13 +656,7 @@ export function openLocal(
         return true;
       }).then(() => rows);
     },
-    run: (...args) => {
-      try {
-        return run(...args);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    },
+    run,
     hold() {
       holding = true;
     },
