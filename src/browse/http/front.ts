@@ -5,7 +5,7 @@
  * for want of file descriptors; node:http's headersTimeout is not honoured by Deno either.
  *
  * So the public address is a plain TCP listener. A connection must finish its first request's
- * headers within `headerTimeoutMs`, else it is dropped; then its bytes are relayed, both ways
+ * headers within HEADER_TIMEOUT_MS, else it is dropped; then its bytes are relayed, both ways
  * and with back-pressure, to Deno.serve on a Unix socket in a private directory. Connections
  * are capped below the process's descriptor limit (each costs three descriptors: the client's,
  * the relay's and Deno.serve's). At the cap, room is made by dropping the oldest idle kept-alive
@@ -44,15 +44,14 @@ export interface FrontOptions {
   port: number;
   /** Where Deno.serve listens (see setBackend). */
   backend?: Backend;
-  /** How long a new connection may take to send its first request's headers. */
-  headerTimeoutMs?: number;
   /** The most open connections; default from the descriptor limit. */
   maxConnections?: number;
   /** The largest first-request header accepted, bytes. */
   maxHeaderBytes?: number;
 }
 
-export const HEADER_TIMEOUT_MS = 5_000;
+/** How long a new connection may take to send its first request's headers. */
+const HEADER_TIMEOUT_MS = 5_000;
 const MAX_HEADER_BYTES = 64 * 1024;
 /** Descriptors kept for everything else: worker pipes, the listener, files, the runtime. */
 const RESERVED_FDS = 64;
@@ -171,7 +170,6 @@ const GONE_WAIT_MS = 1_000;
 export class Front {
   readonly #listener: Deno.TcpListener;
   readonly #clients = new Set<Client>();
-  readonly #headerTimeoutMs: number;
   readonly #max: number;
   readonly #maxHeader: number;
   #backend: Backend | undefined;
@@ -187,7 +185,6 @@ export class Front {
   constructor(options: FrontOptions) {
     this.#listener = Deno.listen({ hostname: options.hostname, port: options.port });
     this.#backend = options.backend;
-    this.#headerTimeoutMs = options.headerTimeoutMs ?? HEADER_TIMEOUT_MS;
     this.#max = options.maxConnections ?? connectionCap(descriptorLimit());
     this.#maxHeader = options.maxHeaderBytes ?? MAX_HEADER_BYTES;
     this.done = this.#accept();
@@ -319,7 +316,7 @@ export class Front {
   }
 
   async #serve(c: Client): Promise<void> {
-    const timer = setTimeout(() => this.#drop(c, "header-timeout"), this.#headerTimeoutMs);
+    const timer = setTimeout(() => this.#drop(c, "header-timeout"), HEADER_TIMEOUT_MS);
     let head = new Uint8Array(4096);
     try {
       for (;;) {

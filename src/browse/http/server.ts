@@ -1,6 +1,5 @@
 import { createApp } from "./app.ts";
 import { Front } from "./front.ts";
-import { History } from "./history.ts";
 import { WorkerPool } from "../pool/pool.ts";
 import { accessProblem } from "./security.ts";
 
@@ -72,7 +71,6 @@ export async function startBrowser(options: BrowseOptions): Promise<RunningBrows
     token: options.token,
     cors: options.cors,
     maxRows: options.maxRows,
-    history: new History(500),
     label: options.label,
     write: options.write,
     clientOf: (request) => front.tags.clientOf(request.headers),
