@@ -21,15 +21,7 @@ import { isRemote } from "../sql/db_url.ts";
 import { realClock } from "../../time/clock.ts";
 import { type Deadline, Deadlines } from "../../time/deadlines.ts";
 
-export {
-  type Answer,
-  AnswerTooLargeError,
-  type KillReason,
-  QueryTimeoutError,
-  RequestCancelledError,
-  WorkerError,
-} from "./job.ts";
-export type { SpawnWorker } from "./spawn.ts";
+export { type Answer, QueryTimeoutError, WorkerError } from "./job.ts";
 
 /** Every worker is busy and the queue is full: answer 503 with `Retry-After`. */
 export class QueueFullError extends Error {

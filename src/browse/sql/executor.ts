@@ -12,8 +12,6 @@ import type { WorkerRequest } from "../pool/protocol.ts";
 import { JSON_TYPE, runQuery, type Sink } from "./query.ts";
 import { SqlTextError } from "./sql_text.ts";
 
-export type { Sink } from "./query.ts";
-
 function jsonAnswer(sink: Sink, status: number, body: unknown, started: number): void {
   sink.head({ status, contentType: JSON_TYPE });
   sink.chunk(JSON.stringify(body));
