@@ -12,6 +12,7 @@ import {
   frameJson,
   type FrameReader,
   FrameTooLargeError,
+  joined,
   type WorkerEnd,
   type WorkerHead,
   type WorkerRequest,
@@ -263,14 +264,7 @@ export async function runJob(
         } else if (frame.kind === FRAME_END) {
           const end = finish(frame);
           // A worker sends a buffered answer as one frame: its payload is the body as it is.
-          const body = parts.length === 1 ? parts[0] : new Uint8Array(size);
-          if (parts.length !== 1) {
-            let o = 0;
-            for (const p of parts) {
-              body.set(p, o);
-              o += p.length;
-            }
-          }
+          const body = joined(parts, size);
           // Finished within the grace for a client that is gone: not a call anyone received.
           return { head, body, done: Promise.resolve(signal?.aborted ? null : end) };
         }
