@@ -2,7 +2,7 @@
 import { Visible } from "./cells.tsx";
 import type { ForeignKey, IndexInfo } from "../../sql/introspect.ts";
 import type { TableInfo } from "./reads.ts";
-import { Tabs, Title } from "./table_view.tsx";
+import { Heading } from "./table_view.tsx";
 import { tablePath } from "./urls.ts";
 
 export interface StructurePage {
@@ -26,8 +26,7 @@ export function StructureView({ s }: { s: StructurePage }) {
   const { info } = s;
   return (
     <>
-      <Title info={info} />
-      <Tabs table={info.name} current="structure" />
+      <Heading info={info} current="structure" />
       <p class="note">
         {info.kind}
         {info.withoutRowid ? ", WITHOUT ROWID" : ""}
