@@ -128,11 +128,6 @@ interface Client {
   gone: Promise<void>;
 }
 
-/** Whether a request of the client is being answered (its head is in, its answer not over). */
-function answering(c: Client): boolean {
-  return c.pending.length > 0;
-}
-
 function closeQuietly(conn: Deno.Conn | undefined): void {
   try {
     conn?.close();
@@ -238,7 +233,8 @@ export class Front {
     let sending: Client | undefined;
     let wait = false;
     for (const c of this.#clients) {
-      if (c.closed || answering(c)) continue;
+      // A connection with a request being answered is never dropped.
+      if (c.closed || c.pending.length > 0) continue;
       if (!c.opening && c.requests?.between) return { victim: c, wait };
       if (!c.opening) continue;
       if (c.seen === 0 && this.#turn - c.turn < READ_TURNS) wait = true;
