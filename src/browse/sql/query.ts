@@ -125,7 +125,6 @@ export async function runQuery(
     }
     if (!download) {
       const piece = jsonRowOf(row);
-      // With the comma before every row but the first.
       const chars = piece.length + (rows === 0 ? 0 : 1);
       if (size + chars > MAX_JSON_ANSWER_CHARS) {
         truncated = true;
