@@ -562,6 +562,7 @@ export function openLocal(
       );
     }
   };
+  // deno-lint-ignore require-await -- async so that whatever it throws becomes a rejection.
   const run: Db["run"] = async (sql, params, options, onColumns, onRow, onRows) => {
     g.refused = null;
     g.writing = options.write;
