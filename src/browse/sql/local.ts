@@ -267,14 +267,10 @@ function openGuarded(path: string, readOnly: boolean): { db: NodeDatabase; g: Gu
     }
     db.setAuthorizer((action, a, b, schema) => {
       if (g.internal) return C.SQLITE_OK;
-      const why = a === null ? refusal(action, a, b, schema, g.writing) : refusal(
-        action,
-        a,
-        b,
-        schema,
-        g.writing,
-        { shadow: g.shadows.has(a), pragma: pragmaTables.has(a.toLowerCase()) },
-      );
+      const table = a === null
+        ? undefined
+        : { shadow: g.shadows.has(a), pragma: pragmaTables.has(a.toLowerCase()) };
+      const why = refusal(action, a, b, schema, g.writing, table);
       if (why === null) return C.SQLITE_OK;
       g.refused ??= why;
       return C.SQLITE_DENY;
