@@ -32,12 +32,8 @@ import { copy } from "../../net/unix_relay.ts";
 import { MessageScanner } from "./http_framing.ts";
 import { type ClientTag, ClientTags } from "./client_tag.ts";
 
-/** A Unix socket, or a loopback port where there are none (Windows). */
-export type Backend = { transport: "unix"; path: string } | {
-  transport: "tcp";
-  hostname: string;
-  port: number;
-};
+/** Where Deno.serve listens: a Unix socket, or a loopback port where there are none (Windows). */
+type Backend = Deno.UnixAddr | Deno.NetAddr;
 
 export interface FrontOptions {
   hostname: string;
@@ -367,8 +363,8 @@ export class Front {
     const backend = this.#backend;
     if (backend === undefined) return;
     try {
-      c.upstream = backend.transport === "unix"
-        ? await Deno.connect(backend)
+      c.upstream = "path" in backend
+        ? await Deno.connect({ transport: "unix", path: backend.path })
         : await Deno.connect({ hostname: backend.hostname, port: backend.port });
     } catch {
       // Out of descriptors after all: its request gets an answer, not a silent close.
