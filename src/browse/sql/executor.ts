@@ -68,7 +68,7 @@ export class Executor {
         }
         case "query":
         case "explain":
-          return await runQuery({ db: this.db, write: this.write }, req, sink, started);
+          return await runQuery(this.db, this.write, req, sink, started);
       }
     } catch (error) {
       this.#release();
