@@ -331,11 +331,7 @@ export class Front {
     }
     if (c.closed) return;
     const size = c.seen;
-    if (
-      indexOfBytes(head.subarray(0, Math.min(size, HTTP2_PREFACE.length)), HTTP2_PREFACE, 0) > 0
-    ) {
-      return this.#drop(c, "protocol");
-    }
+    if (HTTP2_PREFACE.every((b, i) => i < size && head[i] === b)) return this.#drop(c, "protocol");
     const lineEnds: number[] = [];
     const requests = new MessageScanner("request", {
       line: (text, at) => c.tag.follows(text) && lineEnds.push(at),
