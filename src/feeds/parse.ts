@@ -11,8 +11,6 @@ import { type LinkFallback, separateSharedLinks } from "./identity.ts";
 import { resolveUrl } from "./values.ts";
 import { child, type OnClose, parseXml, type XmlElement } from "./xml.ts";
 
-export type { FeedFormat } from "./format.ts";
-
 /** One document, parsed: entries in document order (merging and ordering come later). */
 export interface ParsedFeed {
   format: FeedFormat;

@@ -6,8 +6,8 @@ import type { Deadlines } from "../time/deadlines.ts";
 import { fetchFeedUrl, type FetchResult, type Validators } from "./fetch.ts";
 import { orderEntries } from "./merge.ts";
 import type { ServerPauses } from "./retry_after.ts";
-import { typeMismatch } from "./format.ts";
-import type { FeedFormat, ParsedFeed } from "./parse.ts";
+import { type FeedFormat, typeMismatch } from "./format.ts";
+import type { ParsedFeed } from "./parse.ts";
 
 export interface ReadOptions {
   /** One or more absolute URLs of one feed. */

@@ -21,8 +21,6 @@ import { Circuit } from "./circuit.ts";
 /** How Deno reports a proxy that refused the user name or password. */
 const PROXY_AUTH_FAILURE = /Password auth failure|Proxy Authentication Required|\b407\b/i;
 
-export { DEFAULT_MESSENGER_API } from "./default_api.ts";
-
 /** Sends messages to chats; the Bot API client, or a dry-run printer. */
 export interface Outbox {
   /** Resolves once the messenger accepted the message; rejects with a MessengerError. */

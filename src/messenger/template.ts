@@ -62,7 +62,6 @@ export interface TemplateLine {
    * line for an entry without a link.
    */
   droppable: boolean;
-  fields: FieldName[];
 }
 
 /** The fields whose value comes from the entry, which it may lack; the others are the feed's. */
@@ -133,7 +132,6 @@ class Parser {
   #at = 0;
   readonly #lines: TemplateLine[] = [];
   #parts: Part[] = [];
-  #fields: FieldName[] = [];
   #text = "";
   #visible = 0;
   readonly #open: { tag: string; at: number; wrap?: number }[] = [];
@@ -202,10 +200,8 @@ class Parser {
     this.#lines.push({
       parts: this.#parts,
       droppable: this.#openAtLineStart === 0 && this.#open.length === 0,
-      fields: this.#fields,
     });
     this.#parts = [];
-    this.#fields = [];
     this.#openAtLineStart = this.#open.length;
   }
 
@@ -238,7 +234,6 @@ class Parser {
     }
     this.#flush();
     this.#parts.push(slot);
-    this.#fields.push(name);
     this.#at = end + 1;
   }
 
