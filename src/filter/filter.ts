@@ -7,9 +7,9 @@ import type { Entry } from "../model/entry.ts";
 import type { Pattern } from "./pattern.ts";
 
 /** The parts of an entry a filter may look at. */
-export type FilterField = "title" | "categories" | "summary";
+export const FILTER_FIELDS = ["title", "categories", "summary"] as const;
 
-export const FILTER_FIELDS: readonly FilterField[] = ["title", "categories", "summary"];
+export type FilterField = typeof FILTER_FIELDS[number];
 
 /** Matched when a filter names no fields: what an entry is about, not its whole text. */
 export const DEFAULT_FILTER_FIELDS: readonly FilterField[] = ["title", "categories"];

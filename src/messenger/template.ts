@@ -5,16 +5,7 @@
  */
 
 /** The fields a template may name. */
-export type FieldName =
-  | "title"
-  | "link"
-  | "feed"
-  | "link_text"
-  | "date"
-  | "categories"
-  | "summary";
-
-export const FIELD_NAMES: readonly FieldName[] = [
+export const FIELD_NAMES = [
   "title",
   "link",
   "feed",
@@ -22,7 +13,9 @@ export const FIELD_NAMES: readonly FieldName[] = [
   "date",
   "categories",
   "summary",
-];
+] as const;
+
+export type FieldName = typeof FIELD_NAMES[number];
 
 /** How many characters `{summary}` keeps when the template does not say (`{summary:N}`). */
 export const DEFAULT_SUMMARY_LENGTH = 300;
