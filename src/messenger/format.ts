@@ -185,7 +185,7 @@ function fit(pieces: Piece[]): Piece[] {
   if (budget < 16 * shortenable.length) budget = MAX_MESSAGE_LENGTH - fixedVisible;
   const cap = commonCap(shortenable.map((p) => p.html.length), budget);
   for (const p of shortenable) {
-    if (p.html.length > cap) p.html = fitText(p.raw!, cap);
+    if (p.html.length > cap) p.html = fitText(p.raw!, cap, escapeHtml);
   }
   return pieces;
 }
@@ -211,13 +211,16 @@ function displayTitle(entry: Entry): string {
   return entry.link ?? "(untitled)";
 }
 
-/** The escaped text, shortened with "…" so its escaped length is at most `budget`. */
-function fitText(text: string, budget: number): string {
-  const escaped = escapeHtml(text);
-  if (escaped.length <= budget) return escaped;
+/**
+ * The text through `encode`, shortened with "…" so its encoded length is at most `budget`: cut
+ * between characters, never inside one's encoding or a surrogate pair.
+ */
+function fitText(text: string, budget: number, encode = (s: string) => s): string {
+  const encoded = encode(text);
+  if (encoded.length <= budget) return encoded;
   let out = "";
   for (const char of text) {
-    const piece = escapeHtml(char);
+    const piece = encode(char);
     if (out.length + piece.length + 1 > budget) break;
     out += piece;
   }
@@ -261,16 +264,6 @@ export function hashtags(categories: readonly string[]): string {
 export function plainMessage(entry: Entry): Message {
   const link = entry.link?.trim() ?? "";
   const tail = link === "" || link.length > 1024 ? "" : `\n${link}`;
-  let title = displayTitle(entry);
-  const budget = MAX_MESSAGE_LENGTH - tail.length;
-  if (title.length > budget) {
-    const chars = Array.from(title);
-    title = "";
-    for (const char of chars) {
-      if (title.length + char.length + 1 > budget) break;
-      title += char;
-    }
-    title += "…";
-  }
+  const title = fitText(displayTitle(entry), MAX_MESSAGE_LENGTH - tail.length);
   return { html: title + tail, previews: false, plain: true };
 }
