@@ -16,12 +16,11 @@ import {
   checkFilterField,
   checkLimit,
   checkName,
-  checkPath,
+  checkNonEmpty,
   checkPattern,
   checkRhash,
   checkSilent,
   checkTemplate,
-  checkTitle,
   checkToken,
   checkTopic,
   checkType,
@@ -148,7 +147,7 @@ export const TOP_FIELDS: Record<string, Field> = {
     description: "A file whose first line is the token (a Docker secret, a systemd " +
       "credential), instead of `messenger_auth_token`; read again on SIGHUP.",
     schema: { type: "string", minLength: 1 },
-    check: checkPath,
+    check: checkNonEmpty,
   },
   feeds: {
     required: true,
@@ -175,19 +174,19 @@ export const TOP_FIELDS: Record<string, Field> = {
     description: "Base directory for the state database and the last-success file. A " +
       "relative path, here and in every path key, is from the config file's directory.",
     schema: { type: "string", minLength: 1 },
-    check: checkPath,
+    check: checkNonEmpty,
   },
   last_loaded_path: {
     default: "`<data_dir>/last_success.yml`",
     description: "YAML file recording each feed's last successful run (RFC 3339).",
     schema: { type: "string", minLength: 1 },
-    check: checkPath,
+    check: checkNonEmpty,
   },
   db_dir: {
     default: "`<data_dir>/feed_data`",
     description: "Directory of the state database `courier.db`.",
     schema: { type: "string", minLength: 1 },
-    check: checkPath,
+    check: checkNonEmpty,
   },
   db_url: {
     default: "none (a local file)",
@@ -202,7 +201,7 @@ export const TOP_FIELDS: Record<string, Field> = {
     description: "A file whose first line is the auth token of `db_url`; " +
       "`$LIBSQL_AUTH_TOKEN` wins over it. Never printed.",
     schema: { type: "string", minLength: 1 },
-    check: checkPath,
+    check: checkNonEmpty,
   },
   first_time_limit: {
     default: "-1",
@@ -280,7 +279,7 @@ export const FEED_FIELDS: Record<string, Field> = {
     default: '"Link"',
     description: "Text of the link in each message.",
     schema: { type: "string", minLength: 1 },
-    check: checkTitle,
+    check: checkNonEmpty,
   },
   first_time_limit: {
     default: "0",

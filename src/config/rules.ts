@@ -39,6 +39,11 @@ function quoted(value: unknown): string {
   return JSON.stringify(String(value));
 }
 
+/** What a value is, a string shown as written: `"5"` for a number someone quoted. */
+function got(value: unknown): string {
+  return `${describe(value)}${typeof value === "string" ? ` (${quoted(value)})` : ""}`;
+}
+
 export function isString(value: unknown): string | null {
   if (typeof value === "string") return null;
   if (typeof value === "number" || typeof value === "boolean") {
@@ -66,10 +71,6 @@ function matching(pattern: string, what: string): Check {
     if (typeProblem) return typeProblem;
     return re.test(value as string) ? null : `${what}, got ${quoted(value)}`;
   };
-}
-
-function nonEmpty(check: Check): Check {
-  return (value) => check(value) ?? ((value as string).length === 0 ? "must not be empty" : null);
 }
 
 const nameShape = matching(
@@ -165,31 +166,23 @@ export const checkRhash = matching(
   "must contain only letters, digits, '_' and '-' (the Instant View template hash)",
 );
 
-export const checkTitle = nonEmpty(isString);
-
-export const checkPath = nonEmpty(isString);
+/** A string with something in it: a path, a feed's link text. */
+export const checkNonEmpty: Check = (value) =>
+  isString(value) ?? ((value as string).length === 0 ? "must not be empty" : null);
 
 export const checkLimit: Check = (value) => {
   if (typeof value !== "number" || !Number.isInteger(value)) {
-    return `must be an integer, got ${describe(value)}${
-      typeof value === "string" ? ` (${quoted(value)})` : ""
-    }`;
+    return `must be an integer, got ${got(value)}`;
   }
   return value >= -1 ? null : `must be -1 (no limit), 0 or a positive number, got ${value}`;
 };
 
 export const checkSilent: Check = (value) =>
-  typeof value === "boolean"
-    ? null
-    : `must be true or false, got ${describe(value)}${
-      typeof value === "string" ? ` (${quoted(value)})` : ""
-    }`;
+  typeof value === "boolean" ? null : `must be true or false, got ${got(value)}`;
 
 export const checkTopic: Check = (value) => {
   if (typeof value !== "number" || !Number.isInteger(value)) {
-    return `must be a forum topic's id (an integer), got ${describe(value)}${
-      typeof value === "string" ? ` (${quoted(value)})` : ""
-    }`;
+    return `must be a forum topic's id (an integer), got ${got(value)}`;
   }
   return value >= 1 ? null : `must be a forum topic's id (1 or more), got ${value}`;
 };
