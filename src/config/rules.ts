@@ -78,22 +78,16 @@ const nameShape = matching(
   "must start with a letter or digit and contain only letters, digits, '.', '_' and '-'",
 );
 
-export const checkName: Check = (value) => {
-  // Built once above, not per call: a config checks a name per feed.
-  const problem = nameShape(value);
-  if (problem) return problem;
-  return (value as string).length > 100 ? "must be at most 100 characters" : null;
-};
+export const checkName: Check = (value) =>
+  nameShape(value) ?? ((value as string).length > 100 ? "must be at most 100 characters" : null);
 
 export const checkChannel = matching(
   CHANNEL_PATTERN,
   'must be "@channel_name" or a numeric private channel id such as "-1001234567890"',
 );
 
-// Compiled once: a config checks a URL per feed.
-const TOKEN_RE = new RegExp(TOKEN_PATTERN);
-const URL_RE = new RegExp(URL_PATTERN);
-const DB_URL_RE = new RegExp(DB_URL_PATTERN);
+/** A bot token's shape; also how the validator tells a token that slipped into a key. */
+export const TOKEN_RE = new RegExp(TOKEN_PATTERN);
 
 /** A libSQL URL as shown in messages: a password or an `authToken=` in it hidden. */
 export function showDbUrl(url: string): string {
@@ -101,10 +95,11 @@ export function showDbUrl(url: string): string {
 }
 
 /**
- * A URL check: the type, the shape `re` (else "must be <what>"), then whether it parses. The
- * value is shown through `show`, since a URL may carry a password or a token.
+ * A URL check: the type, the shape `pattern` (else "must be <what>"), then whether it parses.
+ * The value is shown through `show`, since a URL may carry a password or a token.
  */
-function urlCheck(typeCheck: Check, re: RegExp, what: string, show: (url: string) => string) {
+function urlCheck(typeCheck: Check, pattern: string, what: string, show: (url: string) => string) {
+  const re = new RegExp(pattern);
   return (value: unknown): string | null => {
     const typeProblem = typeCheck(value);
     if (typeProblem) return typeProblem;
@@ -117,7 +112,7 @@ function urlCheck(typeCheck: Check, re: RegExp, what: string, show: (url: string
 
 export const checkDbUrl: Check = urlCheck(
   isSecretString,
-  DB_URL_RE,
+  DB_URL_PATTERN,
   "a libsql://, https://, http://, wss:// or ws:// URL",
   showDbUrl,
 );
@@ -134,7 +129,7 @@ export const checkToken: Check = (value) => {
 // A feed URL may carry a password (`https://user:pass@host/feed`); it is shown hidden.
 export const checkUrl: Check = urlCheck(
   isString,
-  URL_RE,
+  URL_PATTERN,
   "an absolute http:// or https:// URL",
   redactUrl,
 );
