@@ -20,9 +20,6 @@ export interface EntryFilter {
   fields: readonly FilterField[];
 }
 
-/** Why an entry was dropped, for the debug log and preview; null when it is kept. */
-export type Verdict = string | null;
-
 function textsOf(entry: Entry, field: FilterField): readonly string[] {
   switch (field) {
     case "title":
@@ -42,8 +39,8 @@ function matchIn(entry: Entry, pattern: Pattern, fields: readonly FilterField[])
   return null;
 }
 
-/** null when the filter keeps the entry, else why it drops it. */
-export function judge(filter: EntryFilter, entry: Entry): Verdict {
+/** null when the filter keeps the entry, else why it drops it (for the debug log and preview). */
+export function judge(filter: EntryFilter, entry: Entry): string | null {
   for (const pattern of filter.exclude) {
     const field = matchIn(entry, pattern, filter.fields);
     // Quoted as written: a log line escapes it once more (logfmt), preview shows it as is.
