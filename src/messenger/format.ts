@@ -73,7 +73,7 @@ let defaultTemplate: Template | undefined;
 export function formatMessage(entry: Entry, options: FormatOptions): Message {
   const template = options.template ?? (defaultTemplate ??= parseTemplate(DEFAULT_TEMPLATE));
   const link = entry.link !== null && /^https?:\/\//i.test(entry.link) ? entry.link : null;
-  const values = new FieldValues(entry, options, link);
+  const values = fieldValues(entry, options, link);
   const message: Message = { html: render(template, values), previews: true };
   if (template.source !== DEFAULT_TEMPLATE && options.rhash !== "" && link !== null) {
     message.previewUrl = messageLink(link, options.rhash);
@@ -81,26 +81,21 @@ export function formatMessage(entry: Entry, options: FormatOptions): Message {
   return message;
 }
 
-/** The fields' values for one entry, each worked out when a template asks for it. */
-class FieldValues {
-  constructor(
-    private readonly entry: Entry,
-    private readonly options: FormatOptions,
-    private readonly link: string | null,
-  ) {}
+/** A slot's raw (unescaped) value for one entry, or null when the entry lacks it. */
+type FieldValues = (slot: Slot) => string | null;
 
-  /** The raw (unescaped) value of a slot, or null when the entry lacks it. */
-  get({ field, length }: Slot): string | null {
-    const entry = this.entry;
+/** The fields' values for one entry, each worked out when a template asks for it. */
+function fieldValues(entry: Entry, options: FormatOptions, link: string | null): FieldValues {
+  return ({ field, length }) => {
     switch (field) {
       case "title":
         return displayTitle(entry);
       case "link":
-        return this.link === null ? null : messageLink(this.link, this.options.rhash);
+        return link === null ? null : messageLink(link, options.rhash);
       case "feed":
-        return this.options.feed ?? "";
+        return options.feed ?? "";
       case "link_text":
-        return this.options.linkText;
+        return options.linkText;
       case "date":
         return entry.published === null ? null : shortDate(entry.published);
       case "categories": {
@@ -112,7 +107,7 @@ class FieldValues {
         return summary === "" ? null : cut(summary, length ?? DEFAULT_SUMMARY_LENGTH);
       }
     }
-  }
+  };
 }
 
 /** The fields a message may shorten to fit: the entry's own texts, not links or config text. */
@@ -137,7 +132,7 @@ function render(template: Template, values: FieldValues): string {
     let lacking = 0;
     for (const part of line.parts) {
       if (isLiteral(part)) continue;
-      const missing = values.get(part) === null;
+      const missing = values(part) === null;
       if (missing && part.wrap !== undefined) unwrapped.add(part.wrap);
       if (ENTRY_FIELDS.has(part.field)) {
         fromEntry++;
@@ -153,7 +148,7 @@ function render(template: Template, values: FieldValues): string {
         pieces.push({ html: part.html, visible: part.visible });
         continue;
       }
-      const text = values.get(part) ?? "";
+      const text = values(part) ?? "";
       const piece: Piece = { html: escapeHtml(text), visible: part.inAttribute ? 0 : text.length };
       if (!part.inAttribute && SHORTENABLE.has(part.field)) piece.raw = text;
       pieces.push(piece);
