@@ -23,13 +23,14 @@ export interface Validators {
 
 export interface FetchOptions {
   validators?: Validators;
+  /** Proxy client from src/net (undefined = direct). */
   client?: Deno.HttpClient;
   timeoutMs: number;
   maxBytes: number;
   signal?: AbortSignal;
   /** The deadlines timer to use; default the process's. */
   deadlines?: Deadlines;
-  /** The servers that asked to be left alone for a while; default the process's. */
+  /** The servers that asked (Retry-After) not to be asked again yet; default the process's. */
   pauses?: ServerPauses;
   /** The feed's name, for errors that name a proxy rather than the URL. */
   feed?: string;
