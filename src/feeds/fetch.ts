@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import { Deadlines } from "../time/deadlines.ts";
 import { redactUrl } from "../secrets/secret.ts";
 import { proxyOf } from "../net/client.ts";
@@ -76,14 +77,7 @@ async function readCapped(
     await reader.cancel().catch(() => {});
     throw error;
   }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
 }
 
 /**
@@ -138,10 +132,7 @@ async function inflate(body: ReadableStream<Uint8Array>): Promise<ReadableStream
   while (head.length < 2) {
     const { done, value } = await reader.read();
     if (done) break;
-    const joined = new Uint8Array(head.length + value.length);
-    joined.set(head);
-    joined.set(value, head.length);
-    head = joined;
+    head = Buffer.concat([head, value]);
   }
   const zlib = head.length >= 2 && (head[0] & 0x0f) === 8 &&
     ((head[0] << 8) | head[1]) % 31 === 0;

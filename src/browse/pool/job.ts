@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 /**
  * One request on one worker process: its time budget, its cancellation, and its answer,
  * buffered whole (bounded) or streamed (downloads). Which worker, and what happens to a worker
@@ -12,7 +13,6 @@ import {
   frameJson,
   type FrameReader,
   FrameTooLargeError,
-  joined,
   type WorkerEnd,
   type WorkerHead,
   type WorkerRequest,
@@ -264,7 +264,7 @@ export async function runJob(
         } else if (frame.kind === FRAME_END) {
           const end = finish(frame);
           // A worker sends a buffered answer as one frame: its payload is the body as it is.
-          const body = joined(parts, size);
+          const body = parts.length === 1 ? parts[0] : Buffer.concat(parts, size);
           // Finished within the grace for a client that is gone: not a call anyone received.
           return { head, body, done: Promise.resolve(signal?.aborted ? null : end) };
         }

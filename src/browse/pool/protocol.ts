@@ -29,18 +29,6 @@ export function frameJson<T>(frame: Frame): T {
   return JSON.parse(decoder.decode(frame.payload)) as T;
 }
 
-/** `pieces`, `size` bytes in all, as one array: the piece itself when there is one. */
-export function joined(pieces: readonly Uint8Array[], size: number): Uint8Array {
-  if (pieces.length === 1) return pieces[0];
-  const out = new Uint8Array(size);
-  let o = 0;
-  for (const p of pieces) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-
 /** A frame longer than the reader accepts. */
 export class FrameTooLargeError extends Error {
   override name = "FrameTooLargeError";
