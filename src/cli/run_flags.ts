@@ -5,7 +5,7 @@
 import { configPathFrom } from "../config/load.ts";
 import { type Level, levelFrom, LEVELS } from "../log/logger.ts";
 import { redactUrl } from "../secrets/secret.ts";
-import { DEFAULT_MESSENGER_API } from "../messenger/bot_api.ts";
+import { DEFAULT_MESSENGER_API } from "../messenger/default_api.ts";
 import { parsePositiveInt } from "./args.ts";
 import { UsageError } from "./errors.ts";
 import { DEFAULT_CONCURRENCY } from "./defaults.ts";
