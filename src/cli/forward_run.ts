@@ -117,7 +117,7 @@ export async function run(argv: string[], logFormat?: LogFormat): Promise<number
       // Pruning at most once a day (the store keeps when it last ran), against the feeds of the
       // config in force; a passive checkpoint after a tick that wrote, which never waits for a
       // reader such as `courier browse` or `status` (the truncating one is at the stop).
-      maintenance: () => runtime.maintain(new Date(), logger, settings.feeds.map((f) => f.name)),
+      maintenance: () => runtime.maintain(settings.feeds.map((f) => f.name)),
       checkpoint: flags.dryRun ? undefined : async () => {
         await runtime.store?.checkpoint();
       },
