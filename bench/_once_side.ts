@@ -14,7 +14,6 @@ import { bodyHashOf } from "../src/feeds/body_hash.ts";
 import { USER_AGENT } from "../src/feeds/fetch.ts";
 import { readFeed } from "../src/feeds/read.ts";
 import { runOnce } from "../src/forward/once.ts";
-import { Semaphore } from "../src/forward/turns.ts";
 import { createLogger } from "../src/log/logger.ts";
 import type { Outbox } from "../src/messenger/bot_api.ts";
 import { Store } from "../src/store/db.ts";
@@ -39,13 +38,14 @@ export function benchFeeds(port: number, count: number): FeedSettings[] {
 
 /** The bare baseline: fetch every URL and read its body, `concurrency` at a time. */
 async function bareFetch(urls: string[], concurrency: number) {
-  const slots = new Semaphore(concurrency);
-  await Promise.all(urls.map((url) =>
-    slots.run(async () => {
-      const r = await fetch(url);
+  let next = 0;
+  const worker = async () => {
+    while (next < urls.length) {
+      const r = await fetch(urls[next++]);
       await r.arrayBuffer();
-    })
-  ));
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
 const nothingToSend: Outbox = {

@@ -73,10 +73,21 @@ export function parsePositiveInt(command: string, flag: string, value: string): 
   return n;
 }
 
-/** "5s", "500ms", "2m", or a bare number of seconds → milliseconds; null if it is none. */
-export function parseDuration(value: string): number | null {
+/**
+ * A duration flag's value, "5s", "500ms", "2m" or a bare number of seconds, in milliseconds;
+ * one under `min`, or no duration, is a usage error saying the flag must be `what`.
+ */
+export function parseDuration(
+  command: string,
+  flag: string,
+  value: string,
+  min: number,
+  what: string,
+): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
-  if (!m) return null;
-  const n = Number(m[1]) * (m[2] === "ms" ? 1 : m[2] === "m" ? 60_000 : 1000);
-  return Number.isFinite(n) ? Math.round(n) : null;
+  const n = m ? Number(m[1]) * (m[2] === "ms" ? 1 : m[2] === "m" ? 60_000 : 1000) : NaN;
+  if (!Number.isFinite(n) || Math.round(n) < min) {
+    throw new UsageError(`courier ${command}: --${flag} must be ${what}, got "${value}"`);
+  }
+  return Math.round(n);
 }

@@ -6,12 +6,6 @@ import { readSecretFile, SecretFileError } from "../secrets/secret_file.ts";
 import { parseCommandArgs, parseDuration, parsePositiveInt } from "./args.ts";
 import { UsageError, UserError } from "./errors.ts";
 
-/** What browse opens: the database and the auth token of a remote one. */
-interface Target {
-  database: string;
-  authToken?: string;
-}
-
 /**
  * The forwarder's database from the config: its `<db_dir>/courier.db`, or its `db_url` with
  * the token found as once, forward and status find it (store/location.ts), `--auth-token`
@@ -20,7 +14,7 @@ interface Target {
 async function defaultDatabase(
   configFlag: string | undefined,
   authTokenFlag: string | undefined,
-): Promise<Target> {
+): Promise<{ database: string; authToken?: string }> {
   // Loaded only here: a server given a DATABASE need not pay for the config reader (YAML and
   // all) in memory and start-up.
   const [{ ConfigError }, { configPathFrom, loadSettings }, location] = await Promise.all([
@@ -105,12 +99,13 @@ export async function run(argv: string[]): Promise<number> {
   if (!/^\d+$/.test(values.port) || port > 65535) {
     throw new UsageError(`courier browse: --port must be 0-65535, got "${values.port}"`);
   }
-  const timeoutMs = parseDuration(values.timeout);
-  if (timeoutMs === null || timeoutMs < 1) {
-    throw new UsageError(
-      `courier browse: --timeout must be a duration like 500ms, 5s or 1m, got "${values.timeout}"`,
-    );
-  }
+  const timeoutMs = parseDuration(
+    "browse",
+    "timeout",
+    values.timeout,
+    1,
+    "a duration like 500ms, 5s or 1m",
+  );
   const maxRows = parsePositiveInt("browse", "max-rows", values["max-rows"]);
   if (values.token !== undefined && values["token-file"] !== undefined) {
     throw new UsageError("courier browse: give --token-file or --token, not both");

@@ -33,29 +33,6 @@ const writeOut = (text: string) => Deno.stdout.writeSync(encoder.encode(text));
 /** How late the loop's planned tick may be before /healthz says it stalled. */
 const HEALTH_SLACK_MS = 30_000;
 
-function parseGrace(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_GRACE_S * 1000;
-  const ms = parseDuration(value);
-  if (ms === null) {
-    throw new UsageError(
-      `courier forward: --grace must be a number of seconds >= 0, got "${value}"`,
-    );
-  }
-  return ms;
-}
-
-/** `--fetch-timeout SECONDS`: the time limit of one feed URL's request, body included. */
-function parseFetchTimeout(value: string | undefined): number {
-  if (value === undefined) return DEFAULT_TIMEOUT_MS;
-  const ms = parseDuration(value);
-  if (ms === null || ms === 0) {
-    throw new UsageError(
-      `courier forward: --fetch-timeout must be a number of seconds > 0, got "${value}"`,
-    );
-  }
-  return ms;
-}
-
 /** Settings a running process cannot take without a restart, with their config key. */
 const RESTART_ONLY: [keyof Settings, string][] = [
   ["dataDir", "data_dir"],
@@ -69,13 +46,20 @@ const list = (names: string[]) => names.length === 0 ? "none" : names.join(",");
 export async function run(argv: string[], logFormat?: LogFormat): Promise<number> {
   const { values } = parseCommandArgs("forward", argv, {
     ...RUN_OPTIONS,
-    grace: { type: "string" },
+    grace: { type: "string", default: String(DEFAULT_GRACE_S) },
     metrics: { type: "string" },
-    "fetch-timeout": { type: "string" },
+    // The time limit of one feed URL's request, body included.
+    "fetch-timeout": { type: "string", default: `${DEFAULT_TIMEOUT_MS}ms` },
   });
   const flags = readRunFlags("forward", values);
-  const graceMs = parseGrace(values.grace);
-  const fetchTimeoutMs = parseFetchTimeout(values["fetch-timeout"]);
+  const graceMs = parseDuration("forward", "grace", values.grace, 0, "a number of seconds >= 0");
+  const fetchTimeoutMs = parseDuration(
+    "forward",
+    "fetch-timeout",
+    values["fetch-timeout"],
+    1,
+    "a number of seconds > 0",
+  );
   let listen: { hostname: string; port: number } | null = null;
   if (values.metrics !== undefined) {
     try {
@@ -133,7 +117,7 @@ export async function run(argv: string[], logFormat?: LogFormat): Promise<number
       // Pruning at most once a day (the store keeps when it last ran), against the feeds of the
       // config in force; a passive checkpoint after a tick that wrote, which never waits for a
       // reader such as `courier browse` or `status` (the truncating one is at the stop).
-      maintenance: () => runtime.maintain(new Date(), logger, settings.feeds.map((f) => f.name)),
+      maintenance: () => runtime.maintain(settings.feeds.map((f) => f.name)),
       checkpoint: flags.dryRun ? undefined : async () => {
         await runtime.store?.checkpoint();
       },

@@ -104,7 +104,7 @@ export async function run(argv: string[], logFormat?: LogFormat): Promise<number
       onFeedDone: (result) => progress.feedDone(result.error === null),
     });
     progress.stop();
-    if (!dryRun) await runtime.maintain(new Date(), logger);
+    if (!dryRun) await runtime.maintain();
     if (summaryWanted(summary.results, { summary: values.summary === true, dryRun })) {
       writeOut(
         (dryRun ? "\n" : "") + formatSummary(summary.results, dryRun) +

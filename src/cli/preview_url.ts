@@ -28,7 +28,7 @@ export async function previewUrl(
   type: FeedType | undefined,
   proxy: string | undefined,
 ): Promise<Preview> {
-  const proxyClient = await openProxyClient(proxySpec(proxy));
+  const proxyClient = openProxyClient(proxySpec(proxy));
   try {
     const read = await readFeed({ urls: [url], type: type ?? "rss", client: proxyClient.client });
     // Without --type there is no hint to disagree with.

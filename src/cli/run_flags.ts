@@ -5,7 +5,7 @@
 import { configPathFrom } from "../config/load.ts";
 import { type Level, levelFrom, LEVELS } from "../log/logger.ts";
 import { redactUrl } from "../secrets/secret.ts";
-import { DEFAULT_MESSENGER_API } from "../messenger/bot_api.ts";
+import { DEFAULT_MESSENGER_API } from "../messenger/default_api.ts";
 import { parsePositiveInt } from "./args.ts";
 import { UsageError } from "./errors.ts";
 import { DEFAULT_CONCURRENCY } from "./defaults.ts";
@@ -18,15 +18,6 @@ export const RUN_OPTIONS = {
   "log-level": { type: "string" },
 } as const;
 
-export interface RunFlags {
-  configPath: string;
-  dryRun: boolean;
-  concurrency: number;
-  messengerApi: string;
-  /** undefined: $COURIER_LOG_LEVEL, else info. */
-  logLevel: Level | undefined;
-}
-
 export function readRunFlags(
   command: string,
   values: {
@@ -36,10 +27,11 @@ export function readRunFlags(
     "messenger-api"?: string;
     "log-level"?: string;
   },
-): RunFlags {
+) {
   const concurrency = values.concurrency === undefined
     ? DEFAULT_CONCURRENCY
     : parsePositiveInt(command, "concurrency", values.concurrency);
+  // undefined: $COURIER_LOG_LEVEL, else info.
   let logLevel: Level | undefined;
   if (values["log-level"] !== undefined) {
     logLevel = levelFrom(values["log-level"]);
@@ -63,13 +55,8 @@ export function readRunFlags(
 /** The messenger API base URL: the flag, else $COURIER_MESSENGER_API, else Telegram's. */
 export function messengerApiFrom(flag: string | undefined): string {
   const value = flag ?? Deno.env.get("COURIER_MESSENGER_API") ?? DEFAULT_MESSENGER_API;
-  let url: URL | null = null;
-  try {
-    url = new URL(value);
-  } catch {
-    url = null;
-  }
-  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+  const protocol = URL.parse(value)?.protocol;
+  if (protocol !== "http:" && protocol !== "https:") {
     throw new UsageError(
       `courier: the messenger API must be an http(s) URL, got "${redactUrl(value)}"`,
     );

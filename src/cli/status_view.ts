@@ -10,11 +10,10 @@
  *   next_run      string | null   when it is next due (ISO 8601, UTC); null: not scheduled
  *   last_success  { time: string, age_seconds: number } | null
  *                          when its last successful run finished; null: never succeeded
- *   last_run      { started_at: string, finished_at: string | null, outcome: string,
+ *   last_run      { started_at: string, finished_at: string, outcome: string,
  *                   error: string | null, age_seconds: number } | null
- *                          its latest run: outcome "ok", "failed" or "aborted" ("running" with
- *                          finished_at null while it runs); age_seconds counts from
- *                          finished_at (from started_at while running); null: never ran
+ *                          its latest finished run: outcome "ok" or "failed"; age_seconds
+ *                          counts from finished_at; null: never ran
  *   sent_total    number   entries the messenger accepted for it, ever (as far as kept)
  *   sent_24h      number   of those, in the 24 hours before now
  *   refused_total number   entries the messenger refused in every form: recorded, never
@@ -27,12 +26,12 @@
  * Ages are whole seconds, never negative (a time after `now`, from a clock stepped back,
  * counts as 0).
  */
+import type { RefusedEntry } from "../store/status.ts";
 
 export interface LastRun {
   startedAt: Date;
-  /** null while the run is still going. */
-  finishedAt: Date | null;
-  /** "ok", "failed" or "aborted", as recorded. */
+  finishedAt: Date;
+  /** "ok" or "failed", as recorded. */
   outcome: string;
   error: string | null;
 }
@@ -48,18 +47,11 @@ export interface FeedStatus {
   /** Entries refused in every form (never posted); default 0. */
   refusedTotal?: number;
   /** The latest of them, newest first; default none. */
-  refused?: readonly RefusedView[];
+  refused?: readonly RefusedEntry[];
   /** Entries the feed's filter dropped (never posted); default 0. */
   filteredTotal?: number;
   /** With remote state: the process holding the feed's channel, and until when; else absent. */
   lease?: { holder: string; expiresAt: Date } | null;
-}
-
-export interface RefusedView {
-  id: string;
-  title: string;
-  link: string | null;
-  at: Date;
 }
 
 export interface TableOptions {
@@ -123,11 +115,6 @@ function cut(text: string, width: number): string {
   return width <= 1 ? "…".slice(0, width) : chars.slice(0, width - 1).join("") + "…";
 }
 
-function runState(run: LastRun | null): string {
-  if (run === null) return "-";
-  return run.finishedAt === null ? "running" : run.outcome;
-}
-
 /** "in 3 min" for a time ahead of `now`, "3 min ago" for one behind it. */
 export function formatRelative(date: Date, now: Date): string {
   const seconds = Math.floor((date.getTime() - now.getTime()) / 1000);
@@ -155,7 +142,7 @@ export function renderStatusTable(feeds: readonly FeedStatus[], options: TableOp
     oneLine(f.cron),
     f.nextRun === null ? "-" : when(f.nextRun),
     f.lastSuccess === null ? "never" : when(f.lastSuccess),
-    runState(f.lastRun),
+    f.lastRun?.outcome ?? "-",
     String(f.sentTotal),
     String(f.sent24h),
   ]);
@@ -175,16 +162,10 @@ export function renderStatusTable(feeds: readonly FeedStatus[], options: TableOp
   const out = [line(HEADER, () => "bold")];
   feeds.forEach((feed, index) => {
     const state = rows[index][OUTCOME_COLUMN];
-    const style: Style | null = state === "-"
-      ? null
-      : state === "ok"
-      ? "green"
-      : state === "running"
-      ? "yellow"
-      : "red";
+    const style: Style | null = state === "-" ? null : state === "ok" ? "green" : "red";
     out.push(line(rows[index], (i) => (i === OUTCOME_COLUMN ? style : null)));
     const run = feed.lastRun;
-    if (run !== null && run.finishedAt !== null && run.outcome !== "ok" && run.error !== null) {
+    if (run !== null && run.outcome !== "ok" && run.error !== null) {
       let text = `  error: ${oneLine(run.error)}`;
       if (options.width !== null) text = cut(text, options.width);
       out.push(paint(text, "red"));
@@ -242,10 +223,10 @@ export function renderStatusJson(feeds: readonly FeedStatus[], now: Date): strin
       : { time: f.lastSuccess.toISOString(), age_seconds: ageSeconds(f.lastSuccess, now) },
     last_run: f.lastRun === null ? null : {
       started_at: f.lastRun.startedAt.toISOString(),
-      finished_at: f.lastRun.finishedAt?.toISOString() ?? null,
-      outcome: runState(f.lastRun),
+      finished_at: f.lastRun.finishedAt.toISOString(),
+      outcome: f.lastRun.outcome,
       error: f.lastRun.error,
-      age_seconds: ageSeconds(f.lastRun.finishedAt ?? f.lastRun.startedAt, now),
+      age_seconds: ageSeconds(f.lastRun.finishedAt, now),
     },
     sent_total: f.sentTotal,
     sent_24h: f.sent24h,

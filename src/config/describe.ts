@@ -22,51 +22,20 @@ export function rfc3339Local(date: Date): string {
  * `next_run` are the only derived keys. Times are ISO 8601 in UTC, as `status --json` writes
  * them.
  */
-export interface SettingsView {
-  config: string;
-  messenger_auth_token: string;
-  messenger_auth_token_file: string | null;
-  /** Where the token came from (src/config/token.ts), never the token. */
-  messenger_auth_token_source: string;
-  proxy: string;
-  messenger_proxy: string;
-  data_dir: string;
-  db_dir: string;
-  /** The state's server, credentials hidden; null for the local file. */
-  db_url: string | null;
-  db_auth_token_file: string | null;
-  last_loaded_path: string;
-  first_time_limit: number;
-  feeds: {
-    name: string;
-    channel: string;
-    url: string[];
-    cron: string;
-    next_run: string | null;
-    type: string;
-    proxy: string;
-    title: string;
-    rhash: string;
-    first_time_limit: number;
-    /** null: every entry is posted. */
-    filter: { include: string[]; exclude: string[]; fields: string[] } | null;
-    silent: boolean;
-    topic: number | null;
-    /** null: the default (today's message). */
-    template: string | null;
-  }[];
-}
+export type SettingsView = ReturnType<typeof viewSettings>;
 
-export function viewSettings(settings: Settings, now: Date): SettingsView {
+export function viewSettings(settings: Settings, now: Date) {
   return {
     config: settings.configPath,
     messenger_auth_token: String(settings.token),
     messenger_auth_token_file: settings.tokenFile ?? null,
+    // Where the token came from (src/config/token.ts), never the token.
     messenger_auth_token_source: settings.tokenSource ?? "config (messenger_auth_token)",
     proxy: showProxy(settings.proxy),
     messenger_proxy: showProxy(settings.messengerProxy),
     data_dir: settings.dataDir,
     db_dir: settings.dbDir,
+    // The state's server, credentials hidden; null for the local file.
     db_url: settings.dbUrl ? showDbUrl(settings.dbUrl) : null,
     db_auth_token_file: settings.dbAuthTokenFile ?? null,
     last_loaded_path: settings.lastLoadedPath,
@@ -84,9 +53,11 @@ export function viewSettings(settings: Settings, now: Date): SettingsView {
         title: feed.linkText,
         rhash: feed.rhash,
         first_time_limit: feed.firstTimeLimit,
+        // null: every entry is posted.
         filter: !feed.filter ? null : { ...feed.filter, fields: [...feed.filter.fields] },
         silent: feed.silent ?? false,
         topic: feed.topic ?? null,
+        // null: the default (today's message).
         template: feed.template ?? null,
       };
     }),

@@ -18,14 +18,6 @@ function proxyOf(value: string | undefined, fallback: string | null): string | n
   return value === "" || value === "NONE" ? null : value;
 }
 
-/**
- * A feed's first-sighting limit: its own non-zero value wins, 0 (the default) defers to the
- * top level, whose default -1 means no limit.
- */
-export function effectiveLimit(feedLimit: number | undefined, topLimit: number): number {
-  return feedLimit !== undefined && feedLimit !== 0 ? feedLimit : topLimit;
-}
-
 const listOf = <T>(value: T | T[] | undefined): T[] =>
   value === undefined ? [] : Array.isArray(value) ? value : [value];
 
@@ -61,7 +53,8 @@ function feedSettings(feed: RawFeed, defaults: Defaults): FeedSettings {
     rhash: feed.rhash ?? "",
     proxy: proxyOf(feed.proxy, globalProxy),
     linkText: feed.title ?? "Link",
-    firstTimeLimit: effectiveLimit(feed.first_time_limit, topLimit),
+    // Its own non-zero value wins; 0 (the default) defers to the top level (-1: no limit).
+    firstTimeLimit: feed.first_time_limit || topLimit,
     firstTimeLimitFrom: feed.first_time_limit ? "feed" : "top",
     filter: feed.filter === undefined ? defaults.filter : filterSettings(feed.filter),
     silent: feed.silent ?? defaults.silent,

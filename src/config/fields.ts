@@ -16,12 +16,11 @@ import {
   checkFilterField,
   checkLimit,
   checkName,
-  checkPath,
+  checkNonEmpty,
   checkPattern,
   checkRhash,
   checkSilent,
   checkTemplate,
-  checkTitle,
   checkToken,
   checkTopic,
   checkType,
@@ -37,10 +36,10 @@ import {
 
 export type JsonSchema = Record<string, unknown>;
 
-export interface Field {
-  required: boolean;
-  /** The default as the spec states it, for documentation. */
-  default: string;
+/** A required key, or an optional one with the default the spec states (for documentation). */
+export type Field = FieldRule & ({ required: true } | { required?: never; default: string });
+
+interface FieldRule {
   description: string;
   schema: JsonSchema;
   /** Checks a scalar value; absent for `feeds` and `refs`, which the validator walks itself. */
@@ -73,7 +72,6 @@ const PATTERN_ITEM = "word, phrase or /expression/";
 /** The keys of a `filter` (top level or per feed). */
 export const FILTER_TABLE: Record<string, Field> = {
   include: {
-    required: false,
     default: "none (every entry)",
     description: "Words, phrases or `/expressions/flags`: an entry is posted only if one of " +
       "them matches. Words and phrases match whole words, in any case; an expression is " +
@@ -84,7 +82,6 @@ export const FILTER_TABLE: Record<string, Field> = {
     itemName: PATTERN_ITEM,
   },
   exclude: {
-    required: false,
     default: "none",
     description: "The same kinds of item: an entry that matches any of them is not posted " +
       "(it is recorded as seen). Example: `[sponsored, /^ad:/i]`.",
@@ -93,7 +90,6 @@ export const FILTER_TABLE: Record<string, Field> = {
     itemName: PATTERN_ITEM,
   },
   fields: {
-    required: false,
     default: "`[title, categories]`",
     description: "What is matched: `title`, `categories` (RSS `<category>`, Atom " +
       "`<category term>`, each on its own) and `summary`. Example: `[title, summary]`.",
@@ -104,7 +100,6 @@ export const FILTER_TABLE: Record<string, Field> = {
 };
 
 const filterField = (where: "top" | "feed"): Field => ({
-  required: false,
   default: where === "top" ? "none" : "the top-level `filter`",
   description: where === "top"
     ? "Default `filter` of every feed that has none of its own (see the filter table)."
@@ -115,7 +110,6 @@ const filterField = (where: "top" | "feed"): Field => ({
 });
 
 const silentField = (where: "top" | "feed"): Field => ({
-  required: false,
   default: where === "top" ? "false" : "the top-level `silent`",
   description: where === "top"
     ? "Default `silent` of every feed."
@@ -125,7 +119,6 @@ const silentField = (where: "top" | "feed"): Field => ({
 });
 
 const templateField = (where: "top" | "feed"): Field => ({
-  required: false,
   default: where === "top"
     ? `\`${DEFAULT_TEMPLATE.replace("\n", "\\n")}\``
     : "the top-level `template`",
@@ -143,7 +136,6 @@ const templateField = (where: "top" | "feed"): Field => ({
 
 export const TOP_FIELDS: Record<string, Field> = {
   messenger_auth_token: {
-    required: false,
     default: "none",
     description: "Bot API token, shaped `<digits>:<token>` (from @BotFather). Never printed. " +
       "Required unless `messenger_auth_token_file` or the environment gives it (see Secrets).",
@@ -151,21 +143,18 @@ export const TOP_FIELDS: Record<string, Field> = {
     check: checkToken,
   },
   messenger_auth_token_file: {
-    required: false,
     default: "none",
     description: "A file whose first line is the token (a Docker secret, a systemd " +
       "credential), instead of `messenger_auth_token`; read again on SIGHUP.",
     schema: { type: "string", minLength: 1 },
-    check: checkPath,
+    check: checkNonEmpty,
   },
   feeds: {
     required: true,
-    default: "none",
     description: "The feeds to forward (a list of feed objects, at least one).",
     schema: { type: "array", minItems: 1, items: { $ref: "#/$defs/feed" } },
   },
   proxy: {
-    required: false,
     default: '"" (direct)',
     description: "Default proxy for feeds and the messenger: `http://`, `https://`, " +
       "`socks5://`, `socks5h://` (optional `user:pass@`) or `socks5://unix/<socket_path>`. " +
@@ -174,7 +163,6 @@ export const TOP_FIELDS: Record<string, Field> = {
     check: proxyCheck(parseProxy, false),
   },
   messenger_proxy: {
-    required: false,
     default: "the global `proxy`",
     description: "Proxy for the messenger API only. `NONE` means direct even when `proxy` " +
       "is set; empty also means direct.",
@@ -182,29 +170,25 @@ export const TOP_FIELDS: Record<string, Field> = {
     check: proxyCheck(parseProxy, true),
   },
   data_dir: {
-    required: false,
     default: '"./"',
     description: "Base directory for the state database and the last-success file. A " +
       "relative path, here and in every path key, is from the config file's directory.",
     schema: { type: "string", minLength: 1 },
-    check: checkPath,
+    check: checkNonEmpty,
   },
   last_loaded_path: {
-    required: false,
     default: "`<data_dir>/last_success.yml`",
     description: "YAML file recording each feed's last successful run (RFC 3339).",
     schema: { type: "string", minLength: 1 },
-    check: checkPath,
+    check: checkNonEmpty,
   },
   db_dir: {
-    required: false,
     default: "`<data_dir>/feed_data`",
     description: "Directory of the state database `courier.db`.",
     schema: { type: "string", minLength: 1 },
-    check: checkPath,
+    check: checkNonEmpty,
   },
   db_url: {
-    required: false,
     default: "none (a local file)",
     description: "A libSQL server holding the state instead of `<db_dir>/courier.db`: " +
       "`libsql://` (Turso), `https://`, `http://`, `wss://`, `ws://` (sqld). Several `forward` " +
@@ -213,15 +197,13 @@ export const TOP_FIELDS: Record<string, Field> = {
     check: checkDbUrl,
   },
   db_auth_token_file: {
-    required: false,
     default: "none",
     description: "A file whose first line is the auth token of `db_url`; " +
       "`$LIBSQL_AUTH_TOKEN` wins over it. Never printed.",
     schema: { type: "string", minLength: 1 },
-    check: checkPath,
+    check: checkNonEmpty,
   },
   first_time_limit: {
-    required: false,
     default: "-1",
     description: "Entries sent when a feed is seen for the first time: the newest N, " +
       "oldest first; the rest are recorded as seen. -1 means no limit.",
@@ -232,7 +214,6 @@ export const TOP_FIELDS: Record<string, Field> = {
   silent: silentField("top"),
   template: templateField("top"),
   refs: {
-    required: false,
     default: "none",
     description: "Free place for YAML anchors used elsewhere (`&proxy`, `&every5`, ...). " +
       "Not read otherwise.",
@@ -243,7 +224,6 @@ export const TOP_FIELDS: Record<string, Field> = {
 export const FEED_FIELDS: Record<string, Field> = {
   name: {
     required: true,
-    default: "none",
     description: "Unique feed name: letters, digits, `.`, `_`, `-`, starting with a letter " +
       "or digit (at most 100 characters).",
     schema: { type: "string", pattern: NAME_PATTERN, maxLength: 100 },
@@ -251,7 +231,6 @@ export const FEED_FIELDS: Record<string, Field> = {
   },
   channel: {
     required: true,
-    default: "none",
     description: "Target channel: `@channel_name` or a private channel id `-100...` " +
       "(quoted, it is a string).",
     schema: { type: "string", pattern: CHANNEL_PATTERN },
@@ -259,7 +238,6 @@ export const FEED_FIELDS: Record<string, Field> = {
   },
   url: {
     required: true,
-    default: "none",
     description: "Feed URL (absolute http/https), or a non-empty list of URLs whose entries " +
       "are merged.",
     schema: {
@@ -273,7 +251,6 @@ export const FEED_FIELDS: Record<string, Field> = {
   },
   cron: {
     required: true,
-    default: "none",
     description: "Schedule, five fields (minute hour day-of-month month day-of-week) or " +
       "`@hourly`, `@daily`, `@weekly`, `@monthly`, `@yearly`. Times are local.",
     schema: { type: "string", pattern: CRON_SCHEMA_PATTERN },
@@ -281,35 +258,30 @@ export const FEED_FIELDS: Record<string, Field> = {
   },
   type: {
     required: true,
-    default: "none",
     description: "`rss` or `atom`: a hint; the real format is detected and a mismatch is a " +
       "warning.",
     schema: { type: "string", enum: ["rss", "atom"] },
     check: checkType,
   },
   rhash: {
-    required: false,
     default: '"" (plain links)',
     description: "Instant View template hash; links become `https://t.me/iv?url=...&rhash=...`.",
     schema: { type: "string", pattern: RHASH_PATTERN },
     check: checkRhash,
   },
   proxy: {
-    required: false,
     default: "the global `proxy`",
     description: "Proxy for fetching this feed; empty means direct.",
     schema: proxySchema(false),
     check: proxyCheck(parseProxy, false),
   },
   title: {
-    required: false,
     default: '"Link"',
     description: "Text of the link in each message.",
     schema: { type: "string", minLength: 1 },
-    check: checkTitle,
+    check: checkNonEmpty,
   },
   first_time_limit: {
-    required: false,
     default: "0",
     description: "This feed's first-sighting limit; 0 means the top-level value, -1 no limit.",
     schema: limitSchema,
@@ -318,7 +290,6 @@ export const FEED_FIELDS: Record<string, Field> = {
   filter: filterField("feed"),
   silent: silentField("feed"),
   topic: {
-    required: false,
     default: "none (the chat itself)",
     description: "Forum topic to post in, in a supergroup with topics (Telegram's " +
       "`message_thread_id`: the number after the chat in a topic's link, " +

@@ -36,7 +36,6 @@ export function configPathFrom(flag: string | undefined): string {
 }
 
 export interface LoadOptions {
-  cwd?: string;
   /**
    * false for a command that never sends (status, browse, preview): the token is neither
    * required nor read, so a credential only the service can read does not stop it.
@@ -46,7 +45,6 @@ export interface LoadOptions {
 
 /** Reads and validates the config file at `path`. */
 export async function loadSettings(path: string, options: LoadOptions = {}): Promise<Settings> {
-  const cwd = options.cwd ?? Deno.cwd();
   const needsToken = options.token ?? true;
   let text: string;
   try {
@@ -63,7 +61,7 @@ export async function loadSettings(path: string, options: LoadOptions = {}): Pro
   // A filter's expressions are checked by compiling them; only a config with one pays for
   // loading the engine (a key is always written out: YAML has no other way to name it).
   if (text.includes("filter")) await loadRegexEngine();
-  const settings = parseSettings(text, path, cwd, needsToken && fromEnvironment === null);
+  const settings = parseSettings(text, path, Deno.cwd(), needsToken && fromEnvironment === null);
   if (!needsToken) return settings;
   try {
     return withToken(settings, fromEnvironment ?? configToken(settings)!);

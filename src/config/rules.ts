@@ -39,6 +39,11 @@ function quoted(value: unknown): string {
   return JSON.stringify(String(value));
 }
 
+/** What a value is, a string shown as written: `"5"` for a number someone quoted. */
+function got(value: unknown): string {
+  return `${describe(value)}${typeof value === "string" ? ` (${quoted(value)})` : ""}`;
+}
+
 export function isString(value: unknown): string | null {
   if (typeof value === "string") return null;
   if (typeof value === "number" || typeof value === "boolean") {
@@ -68,31 +73,21 @@ function matching(pattern: string, what: string): Check {
   };
 }
 
-function nonEmpty(check: Check): Check {
-  return (value) => check(value) ?? ((value as string).length === 0 ? "must not be empty" : null);
-}
-
 const nameShape = matching(
   NAME_PATTERN,
   "must start with a letter or digit and contain only letters, digits, '.', '_' and '-'",
 );
 
-export const checkName: Check = (value) => {
-  // Built once above, not per call: a config checks a name per feed.
-  const problem = nameShape(value);
-  if (problem) return problem;
-  return (value as string).length > 100 ? "must be at most 100 characters" : null;
-};
+export const checkName: Check = (value) =>
+  nameShape(value) ?? ((value as string).length > 100 ? "must be at most 100 characters" : null);
 
 export const checkChannel = matching(
   CHANNEL_PATTERN,
   'must be "@channel_name" or a numeric private channel id such as "-1001234567890"',
 );
 
-// Compiled once: a config checks a URL per feed.
-const TOKEN_RE = new RegExp(TOKEN_PATTERN);
-const URL_RE = new RegExp(URL_PATTERN);
-const DB_URL_RE = new RegExp(DB_URL_PATTERN);
+/** A bot token's shape; also how the validator tells a token that slipped into a key. */
+export const TOKEN_RE = new RegExp(TOKEN_PATTERN);
 
 /** A libSQL URL as shown in messages: a password or an `authToken=` in it hidden. */
 export function showDbUrl(url: string): string {
@@ -100,10 +95,11 @@ export function showDbUrl(url: string): string {
 }
 
 /**
- * A URL check: the type, the shape `re` (else "must be <what>"), then whether it parses. The
- * value is shown through `show`, since a URL may carry a password or a token.
+ * A URL check: the type, the shape `pattern` (else "must be <what>"), then whether it parses.
+ * The value is shown through `show`, since a URL may carry a password or a token.
  */
-function urlCheck(typeCheck: Check, re: RegExp, what: string, show: (url: string) => string) {
+function urlCheck(typeCheck: Check, pattern: string, what: string, show: (url: string) => string) {
+  const re = new RegExp(pattern);
   return (value: unknown): string | null => {
     const typeProblem = typeCheck(value);
     if (typeProblem) return typeProblem;
@@ -116,7 +112,7 @@ function urlCheck(typeCheck: Check, re: RegExp, what: string, show: (url: string
 
 export const checkDbUrl: Check = urlCheck(
   isSecretString,
-  DB_URL_RE,
+  DB_URL_PATTERN,
   "a libsql://, https://, http://, wss:// or ws:// URL",
   showDbUrl,
 );
@@ -133,7 +129,7 @@ export const checkToken: Check = (value) => {
 // A feed URL may carry a password (`https://user:pass@host/feed`); it is shown hidden.
 export const checkUrl: Check = urlCheck(
   isString,
-  URL_RE,
+  URL_PATTERN,
   "an absolute http:// or https:// URL",
   redactUrl,
 );
@@ -165,31 +161,23 @@ export const checkRhash = matching(
   "must contain only letters, digits, '_' and '-' (the Instant View template hash)",
 );
 
-export const checkTitle = nonEmpty(isString);
-
-export const checkPath = nonEmpty(isString);
+/** A string with something in it: a path, a feed's link text. */
+export const checkNonEmpty: Check = (value) =>
+  isString(value) ?? ((value as string).length === 0 ? "must not be empty" : null);
 
 export const checkLimit: Check = (value) => {
   if (typeof value !== "number" || !Number.isInteger(value)) {
-    return `must be an integer, got ${describe(value)}${
-      typeof value === "string" ? ` (${quoted(value)})` : ""
-    }`;
+    return `must be an integer, got ${got(value)}`;
   }
   return value >= -1 ? null : `must be -1 (no limit), 0 or a positive number, got ${value}`;
 };
 
 export const checkSilent: Check = (value) =>
-  typeof value === "boolean"
-    ? null
-    : `must be true or false, got ${describe(value)}${
-      typeof value === "string" ? ` (${quoted(value)})` : ""
-    }`;
+  typeof value === "boolean" ? null : `must be true or false, got ${got(value)}`;
 
 export const checkTopic: Check = (value) => {
   if (typeof value !== "number" || !Number.isInteger(value)) {
-    return `must be a forum topic's id (an integer), got ${describe(value)}${
-      typeof value === "string" ? ` (${quoted(value)})` : ""
-    }`;
+    return `must be a forum topic's id (an integer), got ${got(value)}`;
   }
   return value >= 1 ? null : `must be a forum topic's id (1 or more), got ${value}`;
 };

@@ -4,11 +4,9 @@
  * is found only when there is one (yaml.ts's places).
  */
 import { FEED_FIELDS, type Field, TOP_FIELDS } from "./fields.ts";
-import { TOKEN_PATTERN } from "./rules.ts";
+import { TOKEN_RE } from "./rules.ts";
 import { suggest } from "./suggest.ts";
 import type { Steps } from "./yaml.ts";
-
-const TOKEN_LIKE = new RegExp(TOKEN_PATTERN);
 
 export interface Problem {
   /** Key path as shown, such as `feeds[2].title`; "" for the document itself. */
@@ -97,7 +95,7 @@ class Walker {
       if (!field) {
         // A token that slipped onto a line of its own with a colon after it is read as a key;
         // its place is enough to find it, and printing it would leak it.
-        if (TOKEN_LIKE.test(key)) {
+        if (TOKEN_RE.test(key)) {
           this.report(
             keyAt,
             `${prefix}[redacted]`,

@@ -1,17 +1,20 @@
 /** The demo's feeds: small, realistic documents served by the demo itself. */
 
-export const NEWS_RSS = `<?xml version="1.0" encoding="UTF-8"?>
-<rss version="2.0">
-  <channel>
-    <title>Courier Demo News</title>
-    <link>https://news.example/</link>
-    <description>Made-up news for the courier demo</description>
+/** The story the news feed and its mirror both carry: merging posts it once. */
+const SHARED_STORY = `
     <item>
       <title>Rust &amp; Deno: a tale of two runtimes</title>
       <link>https://news.example/2024/05/runtimes</link>
       <guid>https://news.example/2024/05/runtimes</guid>
       <pubDate>Wed, 01 May 2024 09:30:00 GMT</pubDate>
-    </item>
+    </item>`;
+
+export const NEWS_RSS = `<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0">
+  <channel>
+    <title>Courier Demo News</title>
+    <link>https://news.example/</link>
+    <description>Made-up news for the courier demo</description>${SHARED_STORY}
     <item>
       <title><![CDATA[Why <b>bold</b> titles get their tags stripped]]></title>
       <link>https://news.example/2024/04/tags</link>
@@ -62,13 +65,7 @@ export const NEWS_MIRROR_RSS = `<?xml version="1.0" encoding="UTF-8"?>
   <channel>
     <title>Courier Demo News (mirror)</title>
     <link>https://mirror.example/</link>
-    <description>Merged with the main news feed</description>
-    <item>
-      <title>Rust &amp; Deno: a tale of two runtimes</title>
-      <link>https://news.example/2024/05/runtimes</link>
-      <guid>https://news.example/2024/05/runtimes</guid>
-      <pubDate>Wed, 01 May 2024 09:30:00 GMT</pubDate>
-    </item>
+    <description>Merged with the main news feed</description>${SHARED_STORY}
     <item>
       <title>Only on the mirror: merged feeds in one channel</title>
       <link>https://mirror.example/2024/05/merge</link>

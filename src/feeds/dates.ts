@@ -128,18 +128,6 @@ function fullYear(text: string): number {
   return text.length === 2 ? year + (year < 50 ? 2000 : 1900) : year;
 }
 
-/**
- * Reads a feed date: RFC 822 (RSS) and RFC 3339 (Atom) and the broken variants feeds really
- * publish (no zone, zone names, two-digit years, missing seconds, a space instead of `T`,
- * wrong weekday, month first). Returns null when the text is not a date.
- */
-export function parseDate(text: string | undefined | null): Date | null {
-  if (!text) return null;
-  const s = text.trim();
-  if (s === "") return null;
-  return patternDate(s);
-}
-
 /** build() with the hour, minute and second a pattern matched from group `at` on (0 if absent). */
 function buildAt(
   year: number,
@@ -154,8 +142,15 @@ function buildAt(
   return build(year, month, day, hour, minute, second, millis, offset);
 }
 
-/** The reading of a trimmed, non-empty date. */
-function patternDate(s: string): Date | null {
+/**
+ * Reads a feed date: RFC 822 (RSS) and RFC 3339 (Atom) and the broken variants feeds really
+ * publish (no zone, zone names, two-digit years, missing seconds, a space instead of `T`,
+ * wrong weekday, month first). Returns null when the text is not a date.
+ */
+export function parseDate(text: string | undefined | null): Date | null {
+  if (!text) return null;
+  const s = text.trim();
+  if (s === "") return null;
   let m = s.match(ISO);
   if (m) {
     const offset = m[10] ? zoneOffset(m[10]) ?? 0 : 0;

@@ -1,7 +1,6 @@
 /** The text of a document and what was learned while choosing its encoding. */
 export interface DecodedText {
   text: string;
-  encoding: string;
   warnings: string[];
 }
 
@@ -89,15 +88,15 @@ export function decodeFeedBytes(
     const utf8 = tryDecode(bytes, "utf-8");
     if (utf8 !== null) {
       warnings.push(`document declared as ${wanted} but is valid UTF-8; read as UTF-8`);
-      return { text: utf8, encoding: "utf-8", warnings };
+      return { text: utf8, warnings };
     }
   }
   for (const label of candidates) {
     const text = tryDecode(bytes, label);
     if (text === null) continue;
     if (label !== wanted) warnings.push(`document is not valid ${wanted}; read as ${label}`);
-    return { text, encoding: label, warnings };
+    return { text, warnings };
   }
   // windows-1252 decodes every byte sequence, so this is unreachable; keep the type honest.
-  return { text: LATIN1.decode(bytes), encoding: "latin1", warnings };
+  return { text: LATIN1.decode(bytes), warnings };
 }

@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import { Deadlines } from "../time/deadlines.ts";
 import { redactUrl } from "../secrets/secret.ts";
 import { proxyOf } from "../net/client.ts";
@@ -23,13 +24,14 @@ export interface Validators {
 
 export interface FetchOptions {
   validators?: Validators;
+  /** Proxy client from src/net (undefined = direct). */
   client?: Deno.HttpClient;
   timeoutMs: number;
   maxBytes: number;
   signal?: AbortSignal;
   /** The deadlines timer to use; default the process's. */
   deadlines?: Deadlines;
-  /** The servers that asked to be left alone for a while; default the process's. */
+  /** The servers that asked (Retry-After) not to be asked again yet; default the process's. */
   pauses?: ServerPauses;
   /** The feed's name, for errors that name a proxy rather than the URL. */
   feed?: string;
@@ -75,14 +77,7 @@ async function readCapped(
     await reader.cancel().catch(() => {});
     throw error;
   }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
 }
 
 /**
@@ -137,10 +132,7 @@ async function inflate(body: ReadableStream<Uint8Array>): Promise<ReadableStream
   while (head.length < 2) {
     const { done, value } = await reader.read();
     if (done) break;
-    const joined = new Uint8Array(head.length + value.length);
-    joined.set(head);
-    joined.set(value, head.length);
-    head = joined;
+    head = Buffer.concat([head, value]);
   }
   const zlib = head.length >= 2 && (head[0] & 0x0f) === 8 &&
     ((head[0] << 8) | head[1]) % 31 === 0;

@@ -11,8 +11,6 @@ import { type LinkFallback, separateSharedLinks } from "./identity.ts";
 import { resolveUrl } from "./values.ts";
 import { child, type OnClose, parseXml, type XmlElement } from "./xml.ts";
 
-export type { FeedFormat } from "./format.ts";
-
 /** One document, parsed: entries in document order (merging and ordering come later). */
 export interface ParsedFeed {
   format: FeedFormat;
@@ -65,19 +63,16 @@ const ITEM_PARENTS = new Set([
   "rss090:channel",
 ]);
 
-/**
- * What an element named `name` whose parent is named `parent` becomes when it closes complete:
- * 1 an RSS item, 2 an Atom entry, 0 neither.
- */
-function entryKind(name: string, parent: string): number {
-  if (name === "item" || name === "rss1:item" || name === "rss090:item") {
-    return ITEM_PARENTS.has(parent) ? 1 : 0;
-  }
-  return (name === "atom:entry" && parent === "atom:feed") ||
-      (name === "atom03:entry" && parent === "atom03:feed") ||
-      (name === "entry" && parent === "feed")
-    ? 2
-    : 0;
+/** 1 for an RSS item's name, 2 for an Atom entry's, 0 otherwise, wherever it stands. */
+function entryKind(name: string): number {
+  if (name === "item" || name === "rss1:item" || name === "rss090:item") return 1;
+  if (name === "entry" || name === "atom:entry" || name === "atom03:entry") return 2;
+  return 0;
+}
+
+/** Whether an item or entry stands where its feed puts them: in a channel, or in its feed. */
+function inFeed(name: string, kind: number, parent: string): boolean {
+  return kind === 1 ? ITEM_PARENTS.has(parent) : parent === `${name.slice(0, -"entry".length)}feed`;
 }
 
 /** Whether an item or entry has no id of its own, so that identity fell back to its link. */
@@ -100,13 +95,6 @@ function keep(records: Records, kind: number, entry: Entry, fallback: LinkFallba
     (kind === 1 ? records.itemFallbacks : records.entryFallbacks).push(fallback);
   }
   list.push(entry);
-}
-
-/** 1 for an RSS item's name, 2 for an Atom entry's, 0 otherwise, wherever it stands. */
-function strayKind(name: string): number {
-  if (name === "item" || name === "rss1:item" || name === "rss090:item") return 1;
-  if (name === "entry" || name === "atom:entry" || name === "atom03:entry") return 2;
-  return 0;
 }
 
 function collector(records: Records): OnClose {
@@ -139,18 +127,16 @@ function collector(records: Records): OnClose {
       records.truncated++;
       return true;
     }
-    const kind = entryKind(name, parent.name);
-    if (kind !== 0) {
+    const kind = entryKind(name);
+    if (kind === 0) return false;
+    if (inFeed(name, kind, parent.name)) {
       const { entry, fallback } = convert(element, kind);
       keep(records, kind, entry, fallback);
       return true;
     }
-    const stray = strayKind(name);
-    if (stray !== 0) {
-      const held = records.strays.get(parent);
-      if (held) held.push(convert(element, stray));
-      else records.strays.set(parent, [convert(element, stray)]);
-    }
+    const held = records.strays.get(parent);
+    if (held) held.push(convert(element, kind));
+    else records.strays.set(parent, [convert(element, kind)]);
     return false;
   };
 }

@@ -2,33 +2,23 @@ import type { FeedType } from "../model/feed_type.ts";
 import { redactUrl } from "../secrets/secret.ts";
 import type { Entry } from "../model/entry.ts";
 import { FeedError } from "./errors.ts";
-import type { Deadlines } from "../time/deadlines.ts";
-import { fetchFeedUrl, type FetchResult, type Validators } from "./fetch.ts";
+import { fetchFeedUrl, type FetchOptions, type FetchResult, type Validators } from "./fetch.ts";
 import { orderEntries } from "./merge.ts";
-import type { ServerPauses } from "./retry_after.ts";
-import { typeMismatch } from "./format.ts";
-import type { FeedFormat, ParsedFeed } from "./parse.ts";
+import { type FeedFormat, typeMismatch } from "./format.ts";
+import type { ParsedFeed } from "./parse.ts";
 
-export interface ReadOptions {
+/** What every URL of the feed is fetched with (see FetchOptions), and the feed's own. */
+export interface ReadOptions extends Omit<FetchOptions, "validators" | "timeoutMs" | "maxBytes"> {
   /** One or more absolute URLs of one feed. */
   urls: string[];
   /** A hint; a mismatch with the detected format is a warning. */
   type: FeedType;
   /** Stored per URL from the last successful run. */
   validators?: ReadonlyMap<string, Validators>;
-  /** Proxy client from src/net (undefined = direct). */
-  client?: Deno.HttpClient;
   /** Default 30000, the whole request including the body. */
   timeoutMs?: number;
   /** Default 20 MiB, after decompression. */
   maxBytes?: number;
-  signal?: AbortSignal;
-  /** The timer of the requests' deadlines; default the process's. */
-  deadlines?: Deadlines;
-  /** The servers that asked (Retry-After) not to be asked again yet; default the process's. */
-  pauses?: ServerPauses;
-  /** The feed's name, for errors that name the proxy rather than a URL. */
-  feed?: string;
 }
 
 export interface FeedRead {
@@ -101,14 +91,10 @@ function unchanged(fetched: FetchResult, previous: Validators | undefined): bool
 export async function readFeed(options: ReadOptions): Promise<FeedRead> {
   const fetchOne = (url: string, validators: Validators | undefined) =>
     fetchFeedUrl(url, {
+      ...options,
       validators,
-      client: options.client,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
-      signal: options.signal,
-      deadlines: options.deadlines,
-      pauses: options.pauses,
-      feed: options.feed,
     });
   const fetched = await Promise.all(
     options.urls.map((url) => fetchOne(url, options.validators?.get(url))),

@@ -43,7 +43,7 @@ export class ServerPauses {
   until(url: string): number | null {
     // The usual case, without parsing the URL on every request.
     if (this.#until.size === 0) return null;
-    const origin = originOf(url);
+    const origin = new URL(url).origin;
     const until = this.#until.get(origin);
     if (until === undefined) return null;
     if (until > this.clock.now()) return until;
@@ -53,7 +53,7 @@ export class ServerPauses {
 
   /** Notes that `url`'s server is not to be asked before `until` (the later time wins). */
   pause(url: string, until: number): void {
-    const origin = originOf(url);
+    const origin = new URL(url).origin;
     const now = this.clock.now();
     // Expired pauses go as new ones come, so the map holds only servers still paused.
     for (const [key, at] of this.#until) if (at <= now) this.#until.delete(key);
@@ -68,8 +68,3 @@ export class ServerPauses {
 
 /** The process's pauses, for every caller that does not bring its own. */
 export const processPauses = new ServerPauses();
-
-/** A URL's origin (scheme, host, port): what a server's pause, and its fetch slots, go by. */
-export function originOf(url: string): string {
-  return new URL(url).origin;
-}

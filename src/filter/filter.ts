@@ -7,9 +7,9 @@ import type { Entry } from "../model/entry.ts";
 import type { Pattern } from "./pattern.ts";
 
 /** The parts of an entry a filter may look at. */
-export type FilterField = "title" | "categories" | "summary";
+export const FILTER_FIELDS = ["title", "categories", "summary"] as const;
 
-export const FILTER_FIELDS: readonly FilterField[] = ["title", "categories", "summary"];
+export type FilterField = typeof FILTER_FIELDS[number];
 
 /** Matched when a filter names no fields: what an entry is about, not its whole text. */
 export const DEFAULT_FILTER_FIELDS: readonly FilterField[] = ["title", "categories"];
@@ -19,9 +19,6 @@ export interface EntryFilter {
   exclude: Pattern[];
   fields: readonly FilterField[];
 }
-
-/** Why an entry was dropped, for the debug log and preview; null when it is kept. */
-export type Verdict = string | null;
 
 function textsOf(entry: Entry, field: FilterField): readonly string[] {
   switch (field) {
@@ -42,8 +39,8 @@ function matchIn(entry: Entry, pattern: Pattern, fields: readonly FilterField[])
   return null;
 }
 
-/** null when the filter keeps the entry, else why it drops it. */
-export function judge(filter: EntryFilter, entry: Entry): Verdict {
+/** null when the filter keeps the entry, else why it drops it (for the debug log and preview). */
+export function judge(filter: EntryFilter, entry: Entry): string | null {
   for (const pattern of filter.exclude) {
     const field = matchIn(entry, pattern, filter.fields);
     // Quoted as written: a log line escapes it once more (logfmt), preview shows it as is.

@@ -10,7 +10,7 @@
  * with its own feed, URL and reason.
  */
 import type { Clock, TimerId } from "../time/clock.ts";
-import type { Fields, Logger } from "../log/logger.ts";
+import type { Logger } from "../log/logger.ts";
 
 /** How many feed names a line that stands for many lists. */
 export const NAMES_SHOWN = 10;
@@ -31,20 +31,6 @@ interface Burst {
   timer: TimerId;
 }
 
-/** A pure record of a message's window: whether a warning goes out now, or is counted. */
-export function admit(
-  bursts: Map<string, { repeated: number; feeds: string[] }>,
-  message: string,
-  fields: Fields | undefined,
-): "log" | "count" {
-  const burst = bursts.get(message);
-  if (burst === undefined) return "log";
-  burst.repeated++;
-  const feed = fields?.feed;
-  if (typeof feed === "string" && burst.feeds.length < NAMES_SHOWN) burst.feeds.push(feed);
-  return "count";
-}
-
 export interface BurstLogger extends Logger {
   /** Writes every summary still held and stops the timers (at the end of the process). */
   flush(): void;
@@ -58,12 +44,9 @@ export function burstLogger(inner: Logger, clock: Clock, windowMs = 10_000): Bur
     bursts.delete(message);
     clock.clearTimeout(burst.timer);
     if (burst.repeated === 0) return;
-    const names = burst.feeds.join(",");
     inner.warn(message, {
       repeated: burst.repeated,
-      ...(names === ""
-        ? {}
-        : { feeds: burst.repeated > burst.feeds.length ? `${names},…` : names }),
+      ...(burst.feeds.length === 0 ? {} : { feeds: someNames(burst.feeds, burst.repeated) }),
       within_s: windowMs / 1000,
     });
   };
@@ -72,7 +55,13 @@ export function burstLogger(inner: Logger, clock: Clock, windowMs = 10_000): Bur
     info: (m, f) => inner.info(m, f),
     error: (m, f) => inner.error(m, f),
     warn(message, fields) {
-      if (admit(bursts, message, fields) === "count") return;
+      const burst = bursts.get(message);
+      if (burst !== undefined) {
+        burst.repeated++;
+        const feed = fields?.feed;
+        if (typeof feed === "string" && burst.feeds.length < NAMES_SHOWN) burst.feeds.push(feed);
+        return;
+      }
       inner.warn(message, fields);
       const timer = clock.setTimeout(() => close(message), windowMs);
       bursts.set(message, { repeated: 0, feeds: [], timer });

@@ -1,5 +1,6 @@
 import type { Outbox, Sent } from "../messenger/bot_api.ts";
 import type { Message } from "../messenger/format.ts";
+import type { Entry } from "../model/entry.ts";
 import type { ForwardState } from "./feed_run.ts";
 
 /** An outbox that prints each message instead of sending it. */
@@ -32,10 +33,11 @@ export class PrintingOutbox implements Outbox {
  */
 export function readOnlyState(base: ForwardState | null): ForwardState {
   const printed = new Map<string, Set<string>>();
-  const remember = (feed: string) => {
+  const remember = (feed: string, entries: readonly Entry[]) => {
     let ids = printed.get(feed);
     if (!ids) printed.set(feed, ids = new Set());
-    return ids;
+    for (const entry of entries) ids.add(entry.id);
+    return Promise.resolve();
   };
   return {
     lookup: async (feed, ids) => {
@@ -47,24 +49,10 @@ export function readOnlyState(base: ForwardState | null): ForwardState {
       return { known: true, seen };
     },
     validators: (feed) => base ? base.validators(feed) : Promise.resolve(new Map()),
-    recordFirstSighting: (feed, skipped) => {
-      const ids = remember(feed);
-      for (const entry of skipped) ids.add(entry.id);
-      return Promise.resolve();
-    },
-    recordFiltered: (feed, filtered) => {
-      const ids = remember(feed);
-      for (const entry of filtered) ids.add(entry.id);
-      return Promise.resolve();
-    },
-    markSent: (feed, entry) => {
-      remember(feed).add(entry.id);
-      return Promise.resolve();
-    },
-    markRefused: (feed, entry) => {
-      remember(feed).add(entry.id);
-      return Promise.resolve();
-    },
+    recordFirstSighting: remember,
+    recordFiltered: remember,
+    markSent: (feed, entry) => remember(feed, [entry]),
+    markRefused: (feed, entry) => remember(feed, [entry]),
     finishRun: () => Promise.resolve(),
   };
 }

@@ -11,7 +11,8 @@ import { deliveryOf, messageFor } from "./messages.ts";
 import { entryFilterOf } from "./compiled.ts";
 import type { RunCounts, RunRecord } from "../store/db.ts";
 import { firstSighting } from "./first_sighting.ts";
-import type { FeedReader, Validators } from "./reader.ts";
+import type { Validators } from "../feeds/fetch.ts";
+import type { FeedRead, ReadOptions } from "../feeds/read.ts";
 import type { SlotRunner } from "./fetch_slots.ts";
 import type { Turn } from "./turns.ts";
 
@@ -59,7 +60,8 @@ export interface FeedResult extends RunCounts {
 }
 
 export interface FeedRunContext {
-  read: FeedReader;
+  /** readFeed of src/feeds/read.ts: throws an error naming the URL when any fails. */
+  read: (options: ReadOptions) => Promise<FeedRead>;
   state: ForwardState;
   outbox: Outbox;
   successLog: SuccessLog;
@@ -91,7 +93,7 @@ export interface FeedRunContext {
   /**
    * The last-success file as the process found it: a feed listed there succeeded before, so at
    * a first sighting (the state has no record of it: lost or moved) its entries were most
-   * likely delivered already. See recoveredLimit.
+   * likely delivered already: it sends at most its first_time_limit, none without one.
    */
   priorSuccesses?: ReadonlyMap<string, Date>;
   /**
@@ -113,15 +115,6 @@ export interface ChannelFence {
   /** Until when (monotonic ms) this run may send to `channel`: its lease as held now. */
   tenure(channel: string): () => number;
   distrust(): void;
-}
-
-/**
- * The first-sighting limit of a feed that succeeded before but is unknown to the state: its
- * own limit when it has one, else 0 (every entry recorded as seen, none sent), since "no
- * limit" would post again everything the lost state had delivered.
- */
-export function recoveredLimit(firstTimeLimit: number): number {
-  return Math.max(0, firstTimeLimit);
 }
 
 /**
@@ -257,7 +250,10 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
   let skipped = 0;
   if (!known) {
     const before = ctx.priorSuccesses?.get(feed.name);
-    const limit = before === undefined ? feed.firstTimeLimit : recoveredLimit(feed.firstTimeLimit);
+    // A feed that succeeded before but is unknown to the state keeps its own limit, else 0
+    // (every entry recorded as seen, none sent): "no limit" would post again everything the
+    // lost state had delivered.
+    const limit = before === undefined ? feed.firstTimeLimit : Math.max(0, feed.firstTimeLimit);
     const split = firstSighting(unseen, limit);
     send = split.send;
     skipped = split.skip.length;
@@ -300,26 +296,19 @@ async function plan(feed: FeedSettings, ctx: FeedRunContext) {
 /** The validators to store, or undefined when they are the stored ones (no write needed). */
 function validatorsToStore(
   stored: ReadonlyMap<string, Validators>,
-  read: { validators: Map<string, Validators> },
+  { validators }: { validators: Map<string, Validators> },
 ): Map<string, Validators> | undefined {
-  return sameValidators(stored, read.validators) ? undefined : read.validators;
-}
-
-function sameValidators(
-  a: ReadonlyMap<string, Validators>,
-  b: ReadonlyMap<string, Validators>,
-): boolean {
   let meaningful = 0;
-  for (const [url, v] of b) {
+  for (const [url, v] of validators) {
     if (v.etag === null && v.lastModified === null && v.bodyHash === null) continue;
     meaningful++;
-    const old = a.get(url);
+    const old = stored.get(url);
     if (
       old === undefined || old.etag !== v.etag || old.lastModified !== v.lastModified ||
       old.bodyHash !== v.bodyHash
-    ) return false;
+    ) return validators;
   }
-  return meaningful === a.size;
+  return meaningful === stored.size ? undefined : validators;
 }
 
 async function deliver(

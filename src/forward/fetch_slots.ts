@@ -1,9 +1,6 @@
 /**
- * Who fetches next: the rule that keeps a slow server from holding every other feed back.
- *
- * 24 feeds on a server that answers after the 30 s fetch limit, listed before 4 healthy feeds,
- * with 8 slots handed out first come first served: every slot waited 30 s on the slow server
- * and the healthy feeds' entries came up to 2 minutes late. The rule:
+ * Who fetches next: the rule that keeps a slow server from holding every other feed back (first
+ * come first served, feeds on a server past the fetch limit took every slot). The rule:
  * - no origin (scheme, host, port of a feed's first URL) holds more than half the slots
  *   (rounded up): the other half stay for other servers' feeds, even while they are idle;
  * - origins that were slow (their last fetch held its slot for half the fetch timeout or
@@ -11,10 +8,9 @@
  * - origins take turns (one feed each, round robin), and each origin's feeds go in config
  *   order; an origin that may not start is passed over, and keeps its turn;
  * - an origin whose last fetch was fast may also take the slots beyond its half while no other
- *   origin has feeds waiting: a config whose feeds are all on one server fetched at half its
- *   concurrency (twice as long at 20 ms a fetch). An origin not yet heard from, or slow, never
- *   does: a server that turns slow can hold the borrowed slots once, for one fetch timeout,
- *   before it is known slow.
+ *   origin has feeds waiting, or a config whose feeds are all on one server fetches at half its
+ *   concurrency. An origin not yet heard from, or slow, never does: a server that turns slow
+ *   can hold the borrowed slots once, for one fetch timeout, before it is known slow.
  * So a slow server costs its own feeds (they wait longer), never the others'.
  */
 import type { Clock } from "../time/clock.ts";

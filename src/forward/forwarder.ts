@@ -1,18 +1,8 @@
 import type { FeedSettings } from "../config/types.ts";
-import type { Deadlines } from "../time/deadlines.ts";
-import type { ServerPauses } from "../feeds/retry_after.ts";
 import { type Clock, realClock } from "../time/clock.ts";
-import { type Logger, messageOf } from "../log/logger.ts";
-import type { Outbox } from "../messenger/bot_api.ts";
+import { messageOf } from "../log/logger.ts";
 import type { MessengerFatalError } from "../messenger/errors.ts";
-import {
-  type FeedResult,
-  type FeedRunContext,
-  type ForwardState,
-  runFeed,
-  type SuccessLog,
-} from "./feed_run.ts";
-import type { FeedReader } from "./reader.ts";
+import { type FeedResult, type FeedRunContext, runFeed, type SuccessLog } from "./feed_run.ts";
 import { DEFAULT_TIMEOUT_MS } from "../feeds/read.ts";
 import { feedOrigin, FetchSlots, heldSlot, type Slot } from "./fetch_slots.ts";
 import { ChannelTurns, type Turn } from "./turns.ts";
@@ -25,16 +15,12 @@ import { ChannelTurns, type Turn } from "./turns.ts";
  */
 export type UnauthorizedPolicy = "stop" | "continue";
 
+/** What every feed's run shares (FeedRunContext's parts but those of one run), and the rest. */
 export interface ForwarderOptions extends
-  Pick<
+  Omit<
     FeedRunContext,
-    "maxMessengerWaitMs" | "onSent" | "priorSuccesses" | "holds" | "fence"
+    "now" | "chatFor" | "fetchSlots" | "fetchClient" | "signal" | "onFatal"
   > {
-  read: FeedReader;
-  state: ForwardState;
-  outbox: Outbox;
-  successLog: SuccessLog;
-  logger: Logger;
   /** How many feeds fetch at once, over every run of this forwarder. */
   concurrency: number;
   /** Chat migrations known from earlier runs (old id → new id); the forwarder keeps it. */
@@ -43,11 +29,6 @@ export interface ForwarderOptions extends
   serialize?: boolean;
   /** HTTP client for a feed's proxy, or undefined for direct. */
   fetchClientFor?: (feed: FeedSettings) => Deno.HttpClient | undefined;
-  fetchTimeoutMs?: number;
-  /** The fetches' deadlines timer; default the process's. */
-  deadlines?: Deadlines;
-  /** The servers that asked not to be asked again yet (Retry-After); default the process's. */
-  pauses?: ServerPauses;
   /** Default the process's clock; its wall time is stored with runs and entries. */
   clock?: Clock;
   /** Stops every run of the forwarder (a signal from the user, the end of a grace period). */
@@ -55,8 +36,6 @@ export interface ForwarderOptions extends
   /** Default `stop`. */
   onUnauthorized?: UnauthorizedPolicy;
   onFeedDone?: (result: FeedResult) => void;
-  /** See FeedRunContext.onStart. */
-  onFeedStart?: (feed: string) => void;
 }
 
 export interface RunSummary {
@@ -192,25 +171,13 @@ export class Forwarder {
       },
     };
     return runFeed(feed, turn, {
-      read: options.read,
-      state: options.state,
-      outbox: options.outbox,
+      ...options,
       successLog,
-      logger: options.logger,
       now: this.#now,
       chatFor: this.chatFor,
       fetchSlots: heldSlot(slot),
       fetchClient: options.fetchClientFor?.(feed),
-      fetchTimeoutMs: options.fetchTimeoutMs,
-      deadlines: options.deadlines,
-      pauses: options.pauses,
       signal: this.#controller.signal,
-      onSent: options.onSent,
-      onStart: options.onFeedStart,
-      maxMessengerWaitMs: options.maxMessengerWaitMs,
-      priorSuccesses: options.priorSuccesses,
-      holds: options.holds,
-      fence: options.fence,
       onFatal: (error) => {
         onFatal(error.message);
         this.#unauthorized(feed, error);

@@ -8,10 +8,7 @@ import type { HealthSnapshot } from "./health.ts";
 
 /** A one-line user error about `--metrics` (bad address, cannot listen). */
 export class MetricsAddressError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "MetricsAddressError";
-  }
+  override name = "MetricsAddressError";
 }
 
 export interface ListenAddress {
@@ -98,8 +95,6 @@ export interface HealthServerOptions {
    * is stopping. Default: ready while it serves.
    */
   ready?: () => boolean;
-  /** Aborting it stops the server (in-flight responses finish). */
-  signal?: AbortSignal;
   /** For uptime; default: the runtime's time origin. */
   startedAt?: Date;
   now?: () => Date;
@@ -109,8 +104,6 @@ export interface HealthServer {
   /** e.g. http://127.0.0.1:9464 */
   url: string;
   port: number;
-  /** Resolves once the server has stopped. */
-  finished: Promise<void>;
   shutdown(): Promise<void>;
 }
 
@@ -178,7 +171,6 @@ export function serveHealth(options: HealthServerOptions): HealthServer {
     server = Deno.serve({
       hostname: options.hostname,
       port: options.port,
-      signal: options.signal,
       onListen: () => {},
       onError: () => new Response("internal error\n", { status: 500 }),
     }, (request) => handle(request, options));
@@ -196,7 +188,6 @@ export function serveHealth(options: HealthServerOptions): HealthServer {
   return {
     url: `http://${shown}:${port}`,
     port,
-    finished: server.finished,
     shutdown: () => server.shutdown(),
   };
 }

@@ -22,7 +22,7 @@
  * at once, until a renewal reaches the database again.
  */
 import type { Clock, TimerId } from "../time/clock.ts";
-import type { Logger } from "../log/logger.ts";
+import { type Logger, messageOf } from "../log/logger.ts";
 import type { LeaseClaim, LeaseHolding } from "../store/leases.ts";
 
 export const DEFAULT_LEASE_TTL_MS = 60_000;
@@ -74,7 +74,7 @@ export interface LeasesOptions {
   logger: Logger;
   /** This process's name in the database: host, pid and a random part. */
   holder: string;
-  ttlMs?: number;
+  ttlMs: number;
   takeAll?: boolean;
 }
 
@@ -109,7 +109,7 @@ export class Leases {
     this.#options = options;
     this.holder = options.holder;
     this.#clock = options.clock;
-    this.#ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS;
+    this.#ttlMs = options.ttlMs;
   }
 
   /** The channels to hold, in config order (a reload changes them). */
@@ -204,7 +204,7 @@ export class Leases {
     } catch (error) {
       if (!this.#failing) {
         this.#options.logger.error("cannot renew the channels' leases", {
-          error: (error as Error).message.split("\n")[0],
+          error: messageOf(error),
         });
       }
       this.#failing = true;
@@ -249,7 +249,7 @@ export class Leases {
       await this.#options.store.releaseLeases(this.holder, [], true);
     } catch (error) {
       this.#options.logger.warn("cannot hand the leases back; they run out by themselves", {
-        error: (error as Error).message.split("\n")[0],
+        error: messageOf(error),
       });
     }
   }

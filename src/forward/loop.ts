@@ -13,7 +13,7 @@ import { type Logger, messageOf } from "../log/logger.ts";
 import { someNames } from "./bursts.ts";
 import type { FeedResult } from "./feed_run.ts";
 import { Forwarder, type ForwarderOptions } from "./forwarder.ts";
-import { type HealthSnapshot, schedulerHealth } from "./health.ts";
+import { type HealthSnapshot, schedulerHealthy } from "./health.ts";
 import type { Leases } from "./leases.ts";
 import type { ForwardMetrics } from "./metrics.ts";
 import { Schedule } from "./schedule.ts";
@@ -31,7 +31,7 @@ export interface LoopOptions {
   /** What every run needs; the loop adds its clock, its stop signal and its own callbacks. */
   forwarder: Omit<
     ForwarderOptions,
-    "signal" | "onFeedDone" | "onFeedStart" | "onUnauthorized" | "clock"
+    "signal" | "onFeedDone" | "onStart" | "onUnauthorized" | "clock"
   >;
   clock: Clock;
   logger: Logger;
@@ -98,7 +98,7 @@ export class Loop {
     this.#clock = options.clock;
     this.#logger = options.logger;
     this.#maxSleepMs = options.maxSleepMs ?? MAX_SLEEP_MS;
-    this.#schedule = new Schedule({ timezone: options.timezone });
+    this.#schedule = new Schedule(options.timezone);
     this.#lastSuccess = new Map(options.lastSuccess);
     this.#forwarder = new Forwarder({
       ...options.forwarder,
@@ -106,7 +106,7 @@ export class Loop {
       signal: this.#stopRuns.signal,
       onUnauthorized: "continue",
       onFeedDone: (result) => this.#feedDone(result),
-      onFeedStart: (name) => {
+      onStart: (name) => {
         const run = this.#inFlight.get(name);
         if (run) run.started = true;
       },
@@ -166,13 +166,11 @@ export class Loop {
   reload(feeds: FeedSettings[]): ReloadChanges {
     const now = new Date(this.#clock.now());
     const before = this.#feeds;
-    const { added, changed: cronChanged, removed } = this.#install(feeds, now);
+    const { added, removed } = this.#install(feeds, now);
     this.#options.leases?.setChannels(feeds.map((f) => f.channel));
+    // A changed cron is a changed feed too: the settings are plain values.
     const changed = feeds
-      .filter((f) =>
-        before.has(f.name) &&
-        (cronChanged.includes(f.name) || JSON.stringify(before.get(f.name)) !== JSON.stringify(f))
-      )
+      .filter((f) => before.has(f.name) && JSON.stringify(before.get(f.name)) !== JSON.stringify(f))
       .map((f) => f.name);
     for (const name of removed) {
       if (this.#inFlight.has(name)) this.#removedWhileRunning.add(name);
@@ -226,19 +224,13 @@ export class Loop {
   /** Whether the loop ticks when it planned to, for `/healthz`. */
   health(slackMs = this.#maxSleepMs): HealthSnapshot {
     // Monotonic times: a wall-clock jump neither stalls nor revives the loop's health.
-    const mono = (t: number | null) => (t === null ? null : new Date(t));
-    const { ok } = schedulerHealth(
-      mono(this.#lastTickMono),
-      this.#stopping ? null : mono(this.#nextTickMono),
-      new Date(this.#clock.monotonic()),
+    const ok = schedulerHealthy(
+      this.#lastTickMono,
+      this.#stopping ? null : this.#nextTickMono,
+      this.#clock.monotonic(),
       slackMs,
     );
     return { ok, feeds: this.#feeds.size, lastTick: this.#lastTickWall };
-  }
-
-  /** When each scheduled feed is next due (a past time: at once). */
-  nextRun(feed: string): Date | null {
-    return this.#schedule.nextFor(feed);
   }
 
   /** Feeds whose run is in progress. */

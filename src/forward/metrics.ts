@@ -34,18 +34,11 @@ export const FEED_LABEL_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]*$";
 const FEED_LABEL = new RegExp(FEED_LABEL_PATTERN);
 const FEED_LABEL_MAX = 100;
 
-export interface MemoryReading {
-  rss: number;
-  heapUsed: number;
-}
-
 export interface MetricsOptions {
   /** When the process started; default: the runtime's time origin. */
   startTime?: Date;
   /** Read at each render; default: this process (process_stats.ts). */
   process?: () => ProcessReading;
-  /** Overrides the memory part of `process` (tests that pin it). */
-  memory?: () => MemoryReading;
   /** For courier_build_info; default: src/version.ts. */
   version?: string;
 }
@@ -67,11 +60,6 @@ interface FeedSeries {
 /** `\`, `"` and line feed escaped, as the text format requires inside a label value. */
 export function escapeLabelValue(value: string): string {
   return value.replace(/[\\"\n]/g, (c) => (c === "\n" ? "\\n" : `\\${c}`));
-}
-
-/** `\` and line feed escaped, as the text format requires in a HELP docstring. */
-export function escapeHelp(text: string): string {
-  return text.replace(/[\\\n]/g, (c) => (c === "\n" ? "\\n" : "\\\\"));
 }
 
 /** A sample value as the text format spells it (Go's ParseFloat reads every form). */
@@ -145,10 +133,7 @@ export class ForwardMetrics {
     this.#startTime = options.startTime
       ? epochSeconds(options.startTime)
       : Math.round(performance.timeOrigin) / 1000;
-    const memory = options.memory;
-    this.#process = memory === undefined
-      ? options.process ?? readProcess
-      : () => ({ ...(options.process ?? readProcess)(), ...memory() });
+    this.#process = options.process ?? readProcess;
     this.#version = options.version ?? VERSION;
   }
 
@@ -258,7 +243,7 @@ export class ForwardMetrics {
     });
     const feeds = this.#sorted;
     const family = (name: string, type: string, help: string) => {
-      out.push(`# HELP ${name} ${escapeHelp(help)}`);
+      out.push(`# HELP ${name} ${help}`);
       out.push(`# TYPE ${name} ${type}`);
     };
     const sample = (name: string, labels: string, value: number) => {

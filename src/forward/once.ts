@@ -6,8 +6,6 @@ export interface OnceOptions extends Omit<ForwarderOptions, "onUnauthorized"> {
   feeds: FeedSettings[];
 }
 
-export type OnceSummary = RunSummary;
-
 /**
  * The longest `once` lets the messenger hold a channel (a 429's retry_after): a run started by
  * cron must end, and hold the data_dir lock, within minutes; past this the feed fails for this
@@ -19,7 +17,7 @@ export const ONCE_MAX_MESSENGER_WAIT_MS = 60_000;
  * Runs each feed once: a forwarder run once over the feeds. A fatal messenger error (401)
  * stops every feed; any other failure stays with its feed.
  */
-export function runOnce(options: OnceOptions): Promise<OnceSummary> {
+export function runOnce(options: OnceOptions): Promise<RunSummary> {
   return new Forwarder({
     maxMessengerWaitMs: ONCE_MAX_MESSENGER_WAIT_MS,
     ...options,

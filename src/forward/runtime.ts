@@ -80,8 +80,7 @@ function messengerKey(settings: Settings): string {
  * before the database kept them (its times are copied in, unless `readOnly`), or a state lost
  * or moved. When the file lists feeds while the database knows none (new or empty, e.g. a
  * courier.db copied without its -wal file, or a db_dir that changed), says so once, loudly,
- * naming both; the feed runs then treat those feeds as first sightings (feed_run.ts,
- * recoveredLimit).
+ * naming both; the feed runs then treat those feeds as first sightings (feed_run.ts).
  */
 async function priorSuccesses(
   settings: Settings,
@@ -305,10 +304,6 @@ export class Runtime {
     return { messengerChanged, closeDropped };
   }
 
-  /** The HTTP client that carries a feed's proxy; undefined for a direct connection. */
-  fetchClientFor = (feed: FeedSettings): Deno.HttpClient | undefined =>
-    this.proxies.get(feed.proxy);
-
   /** What a Forwarder (or a Loop's) takes from the runtime: state, outbox, migrations, proxies. */
   get forwarderParts(): Pick<
     ForwarderOptions,
@@ -330,7 +325,7 @@ export class Runtime {
       outbox: this.outbox,
       successLog: this.successLog,
       migrations: this.migrations,
-      fetchClientFor: this.fetchClientFor,
+      fetchClientFor: (feed) => this.proxies.get(feed.proxy),
     };
   }
 
@@ -341,18 +336,14 @@ export class Runtime {
    * too; a loop may call it after every tick. A failure is logged, never thrown. Nothing for a
    * dry run. The checkpoint that empties the -wal file is close's.
    */
-  async maintain(
-    now: Date,
-    logger: Logger,
-    configured: readonly string[] = this.configured,
-  ): Promise<void> {
+  async maintain(configured: readonly string[] = this.configured): Promise<void> {
     // Not for a dry run (no messenger); with remote state any process may prune: it is
     // idempotent, and meta.pruned_at makes the others skip it for a day.
     if (this.#makeBotApi === null || this.store === null) return;
     try {
-      const pruned = await this.store.pruneIfDue(now, { configured });
+      const pruned = await this.store.pruneIfDue(new Date(this.#clock.now()), { configured });
       if (pruned && (pruned.entries > 0 || pruned.runs > 0 || pruned.droppedFeeds.length > 0)) {
-        logger.info("state pruned", {
+        this.logger.info("state pruned", {
           entries: pruned.entries,
           runs: pruned.runs,
           dropped_feeds: pruned.droppedFeeds.length,
@@ -360,7 +351,7 @@ export class Runtime {
       }
     } catch (error) {
       // What was delivered is recorded; the next run prunes again.
-      logger.warn("pruning the state failed", { error: (error as Error).message });
+      this.logger.warn("pruning the state failed", { error: (error as Error).message });
     }
   }
 

@@ -26,11 +26,6 @@ export interface ScheduledFeed {
   cron: string;
 }
 
-export interface ScheduleOptions {
-  /** IANA zone for every expression; default the process's local zone. */
-  timezone?: string;
-}
-
 /** A feed that is due now, and the slot its run stands for. */
 export interface Due {
   feed: string;
@@ -54,7 +49,6 @@ interface FeedState {
  * Cost per `due` call: one comparison per feed, and croner's work only for due feeds.
  */
 export class Schedule {
-  readonly #timezone: string | undefined;
   /** In config order (the order `due` lists feeds in). */
   #feeds: FeedState[] = [];
   /** The same states by name: `nextFor` is asked for every feed at start and at each tick. */
@@ -62,9 +56,8 @@ export class Schedule {
   /** Croner jobs by expression: feeds share a few schedules, and a job is dear to build. */
   #jobs = new Map<string, Cron>();
 
-  constructor(options: ScheduleOptions = {}) {
-    this.#timezone = options.timezone;
-  }
+  /** `timezone`: the IANA zone of every expression; default the process's local zone. */
+  constructor(private readonly timezone?: string) {}
 
   /**
    * Installs `feeds` (config order) at `now`. A feed already scheduled with the same expression
@@ -143,12 +136,7 @@ export class Schedule {
   }
 
   #job(cron: string): Cron {
-    const zone = this.#timezone;
-    return new Cron(cron, {
-      mode: "5-part",
-      paused: true,
-      ...(zone === undefined ? {} : { timezone: zone }),
-    });
+    return new Cron(cron, { mode: "5-part", paused: true, timezone: this.timezone });
   }
 }
 

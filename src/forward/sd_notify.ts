@@ -40,15 +40,14 @@ export function openNotifier(
   if (path.startsWith("@")) {
     return { unusable: "an abstract socket, which Deno cannot address" };
   }
-  // deno-lint-ignore no-explicit-any -- unstable API, present with "unstable": ["net"]
-  const listen = (Deno as any).listenDatagram as typeof Deno.listenDatagram | undefined;
-  if (typeof listen !== "function") {
+  // Unstable: present only with "unstable": ["net"].
+  if (typeof Deno.listenDatagram !== "function") {
     return { unusable: "this Deno was started without unstable net (Deno.listenDatagram)" };
   }
   let socket: Deno.DatagramConn;
   const dir = Deno.makeTempDirSync({ prefix: "courier-notify-" });
   try {
-    socket = listen({ path: `${dir}/socket`, transport: "unixpacket" });
+    socket = Deno.listenDatagram({ path: `${dir}/socket`, transport: "unixpacket" });
   } catch (error) {
     return { unusable: `cannot open a unix datagram socket: ${(error as Error).message}` };
   } finally {

@@ -1,6 +1,3 @@
-// Named for taking turns: feeds sharing a channel deliver in turn (ChannelTurns), and at most
-// `concurrency` feeds take theirs at once (Semaphore).
-
 /** One feed's place in the delivery order of its channel. */
 export interface Turn {
   /** Resolves when every earlier feed of the channel has finished delivering. */
@@ -28,27 +25,5 @@ export class ChannelTurns {
     const finished = new Promise<void>((r) => (resolve = r));
     this.#tails.set(channel, finished);
     return { ready: previous, done: () => void previous.then(resolve) };
-  }
-}
-
-/** Runs at most `limit` tasks at a time, in the order they ask. */
-export class Semaphore {
-  #free: number;
-  readonly #waiting: (() => void)[] = [];
-
-  constructor(limit: number) {
-    this.#free = Math.max(1, limit);
-  }
-
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.#free > 0) this.#free--;
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    try {
-      return await task();
-    } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free++;
-    }
   }
 }

@@ -1,9 +1,9 @@
 import { logfmtLine } from "./logfmt.ts";
 
 /** Log levels in increasing severity. */
-export type Level = "debug" | "info" | "warn" | "error";
+export const LEVELS = ["debug", "info", "warn", "error"] as const;
+export type Level = typeof LEVELS[number];
 
-const RANK: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 const COLOR: Record<Level, string> = {
   debug: "\x1b[90m",
   info: "\x1b[36m",
@@ -23,7 +23,7 @@ export interface Logger {
 }
 
 export interface LoggerOptions {
-  format: "text" | "json";
+  format: LogFormat;
   color: boolean;
   level: Level;
   /** Where lines go; stderr in production, an array in tests. */
@@ -44,7 +44,7 @@ const PRIORITY: Record<Level, number> = { debug: 7, info: 6, warn: 4, error: 3 }
 export function createLogger(options: LoggerOptions): Logger {
   const now = options.now ?? (() => new Date());
   const emit = (level: Level, message: string, fields: Fields = {}) => {
-    if (RANK[level] < RANK[options.level]) return;
+    if (LEVELS.indexOf(level) < LEVELS.indexOf(options.level)) return;
     const time = now().toISOString();
     const prefix = options.journal ? `<${PRIORITY[level]}>` : "";
     if (options.format === "json") {
@@ -65,8 +65,6 @@ export function createLogger(options: LoggerOptions): Logger {
 }
 
 const encoder = new TextEncoder();
-
-export const LEVELS: readonly Level[] = ["debug", "info", "warn", "error"];
 
 /** The level a string names, or undefined. */
 export function levelFrom(value: string | undefined): Level | undefined {

@@ -2,7 +2,7 @@ import { realClock, sleep } from "../time/clock.ts";
 import type { Logger } from "../log/logger.ts";
 import { redactUrl, scrub, type Secret } from "../secrets/secret.ts";
 import { proxyOf } from "../net/client.ts";
-import { describeNetworkFailure } from "../net/failure.ts";
+import { causeChain, describeNetworkFailure } from "../net/failure.ts";
 import { describeStatus, reasonPhrase } from "../net/http_status.ts";
 import { describeProxy, type ProxySpec } from "../net/proxy.ts";
 import {
@@ -18,10 +18,11 @@ import type { Message } from "./format.ts";
 import { Pacer } from "./pacer.ts";
 import { Circuit } from "./circuit.ts";
 
+/** Most 429 answers accepted for one message before giving up. */
+const MAX_429 = 10;
+
 /** How Deno reports a proxy that refused the user name or password. */
 const PROXY_AUTH_FAILURE = /Password auth failure|Proxy Authentication Required|\b407\b/i;
-
-export { DEFAULT_MESSENGER_API } from "./default_api.ts";
 
 /** Sends messages to chats; the Bot API client, or a dry-run printer. */
 export interface Outbox {
@@ -61,7 +62,6 @@ export interface BotApiOptions {
   tokenOrigin?: { source: string; fix: string };
   /** HTTP client carrying the messenger proxy; default a direct connection. */
   client?: Deno.HttpClient;
-  fetch?: typeof fetch;
   pacer?: Pacer;
   /** Chats whose messenger was found down (circuit.ts); shared like the pacer. */
   circuit?: Circuit;
@@ -75,8 +75,6 @@ export interface BotApiOptions {
   /** Retries after a 5xx or a network error (default 5), waiting backoffMs, 2×, 4×… (≤ 60 s). */
   retries?: number;
   backoffMs?: number;
-  /** Most 429 answers accepted for one message before giving up (default 10). */
-  max429?: number;
   logger?: Logger;
   /** Told when the messenger moved a chat, so the new id can be remembered. */
   onMigrate?: (from: string, to: string) => void | Promise<void>;
@@ -102,7 +100,6 @@ export class BotApi implements Outbox {
   readonly #shownUrl: string;
   readonly #secrets: string[];
   readonly #proxy: ProxySpec | null;
-  readonly #fetch: typeof fetch;
   readonly #pacer: Pacer;
   readonly #circuit: Circuit;
   readonly #now: () => number;
@@ -118,7 +115,6 @@ export class BotApi implements Outbox {
     const proxyPassword = this.#proxy?.password?.reveal();
     this.#secrets = [token, encodeURIComponent(token)];
     if (proxyPassword) this.#secrets.push(proxyPassword, encodeURIComponent(proxyPassword));
-    this.#fetch = options.fetch ?? fetch;
     this.#pacer = options.pacer ?? new Pacer();
     this.#circuit = options.circuit ?? new Circuit();
     this.#now = options.now ?? (() => realClock.monotonic());
@@ -145,7 +141,6 @@ export class BotApi implements Outbox {
     // A probe after a hold is one attempt: the ladder was paid by the send that tripped it.
     const retries = admission.kind === "probe" ? 0 : this.#opts.retries ?? 5;
     const backoff = this.#opts.backoffMs ?? 1000;
-    const max429 = this.#opts.max429 ?? 10;
     let target = chat;
     let failures = 0;
     let throttled = 0;
@@ -172,9 +167,9 @@ export class BotApi implements Outbox {
       // Refused without being posted: the slot was not used.
       if ("retryAfterS" in outcome || "migrateTo" in outcome) this.#pacer.cancel(target, slot);
       if ("retryAfterS" in outcome) {
-        if (++throttled > max429) {
+        if (++throttled > MAX_429) {
           throw new ChatError(
-            `chat ${target}: still rate limited after ${max429} retries`,
+            `chat ${target}: still rate limited after ${MAX_429} retries`,
             target,
             429,
           );
@@ -271,13 +266,13 @@ export class BotApi implements Outbox {
     let response: Response;
     let answer: ApiAnswer | null = null;
     try {
-      response = await this.#fetch(this.#url, {
+      response = await fetch(this.#url, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(body),
         signal: timeout,
-        ...(this.#opts.client ? { client: this.#opts.client } : {}),
-      } as RequestInit);
+        client: this.#opts.client,
+      });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (timeout.aborted) {
@@ -403,12 +398,7 @@ export class BotApi implements Outbox {
   /** An error's message with every form of the token removed. */
   #clean(error: unknown): string {
     // fetch says only "fetch failed"; the why (refused, unreachable proxy, ...) is in the causes.
-    const parts: string[] = [];
-    for (let e: unknown = error, depth = 0; e != null && depth < 4; depth++) {
-      parts.push(e instanceof Error ? e.message : String(e));
-      e = e instanceof Error ? e.cause : undefined;
-    }
-    return scrub(parts.join(": "), this.#secrets).split("\n")[0];
+    return scrub(causeChain(error).join(": "), this.#secrets).split("\n")[0];
   }
 }
 

@@ -73,7 +73,7 @@ let defaultTemplate: Template | undefined;
 export function formatMessage(entry: Entry, options: FormatOptions): Message {
   const template = options.template ?? (defaultTemplate ??= parseTemplate(DEFAULT_TEMPLATE));
   const link = entry.link !== null && /^https?:\/\//i.test(entry.link) ? entry.link : null;
-  const values = new FieldValues(entry, options, link);
+  const values = fieldValues(entry, options, link);
   const message: Message = { html: render(template, values), previews: true };
   if (template.source !== DEFAULT_TEMPLATE && options.rhash !== "" && link !== null) {
     message.previewUrl = messageLink(link, options.rhash);
@@ -81,26 +81,21 @@ export function formatMessage(entry: Entry, options: FormatOptions): Message {
   return message;
 }
 
-/** The fields' values for one entry, each worked out when a template asks for it. */
-class FieldValues {
-  constructor(
-    private readonly entry: Entry,
-    private readonly options: FormatOptions,
-    private readonly link: string | null,
-  ) {}
+/** A slot's raw (unescaped) value for one entry, or null when the entry lacks it. */
+type FieldValues = (slot: Slot) => string | null;
 
-  /** The raw (unescaped) value of a slot, or null when the entry lacks it. */
-  get({ field, length }: Slot): string | null {
-    const entry = this.entry;
+/** The fields' values for one entry, each worked out when a template asks for it. */
+function fieldValues(entry: Entry, options: FormatOptions, link: string | null): FieldValues {
+  return ({ field, length }) => {
     switch (field) {
       case "title":
         return displayTitle(entry);
       case "link":
-        return this.link === null ? null : messageLink(this.link, this.options.rhash);
+        return link === null ? null : messageLink(link, options.rhash);
       case "feed":
-        return this.options.feed ?? "";
+        return options.feed ?? "";
       case "link_text":
-        return this.options.linkText;
+        return options.linkText;
       case "date":
         return entry.published === null ? null : shortDate(entry.published);
       case "categories": {
@@ -112,7 +107,7 @@ class FieldValues {
         return summary === "" ? null : cut(summary, length ?? DEFAULT_SUMMARY_LENGTH);
       }
     }
-  }
+  };
 }
 
 /** The fields a message may shorten to fit: the entry's own texts, not links or config text. */
@@ -137,7 +132,7 @@ function render(template: Template, values: FieldValues): string {
     let lacking = 0;
     for (const part of line.parts) {
       if (isLiteral(part)) continue;
-      const missing = values.get(part) === null;
+      const missing = values(part) === null;
       if (missing && part.wrap !== undefined) unwrapped.add(part.wrap);
       if (ENTRY_FIELDS.has(part.field)) {
         fromEntry++;
@@ -153,7 +148,7 @@ function render(template: Template, values: FieldValues): string {
         pieces.push({ html: part.html, visible: part.visible });
         continue;
       }
-      const text = values.get(part) ?? "";
+      const text = values(part) ?? "";
       const piece: Piece = { html: escapeHtml(text), visible: part.inAttribute ? 0 : text.length };
       if (!part.inAttribute && SHORTENABLE.has(part.field)) piece.raw = text;
       pieces.push(piece);
@@ -185,7 +180,7 @@ function fit(pieces: Piece[]): Piece[] {
   if (budget < 16 * shortenable.length) budget = MAX_MESSAGE_LENGTH - fixedVisible;
   const cap = commonCap(shortenable.map((p) => p.html.length), budget);
   for (const p of shortenable) {
-    if (p.html.length > cap) p.html = fitText(p.raw!, cap);
+    if (p.html.length > cap) p.html = fitText(p.raw!, cap, escapeHtml);
   }
   return pieces;
 }
@@ -211,13 +206,16 @@ function displayTitle(entry: Entry): string {
   return entry.link ?? "(untitled)";
 }
 
-/** The escaped text, shortened with "…" so its escaped length is at most `budget`. */
-function fitText(text: string, budget: number): string {
-  const escaped = escapeHtml(text);
-  if (escaped.length <= budget) return escaped;
+/**
+ * The text through `encode`, shortened with "…" so its encoded length is at most `budget`: cut
+ * between characters, never inside one's encoding or a surrogate pair.
+ */
+function fitText(text: string, budget: number, encode = (s: string) => s): string {
+  const encoded = encode(text);
+  if (encoded.length <= budget) return encoded;
   let out = "";
   for (const char of text) {
-    const piece = escapeHtml(char);
+    const piece = encode(char);
     if (out.length + piece.length + 1 > budget) break;
     out += piece;
   }
@@ -261,16 +259,6 @@ export function hashtags(categories: readonly string[]): string {
 export function plainMessage(entry: Entry): Message {
   const link = entry.link?.trim() ?? "";
   const tail = link === "" || link.length > 1024 ? "" : `\n${link}`;
-  let title = displayTitle(entry);
-  const budget = MAX_MESSAGE_LENGTH - tail.length;
-  if (title.length > budget) {
-    const chars = Array.from(title);
-    title = "";
-    for (const char of chars) {
-      if (title.length + char.length + 1 > budget) break;
-      title += char;
-    }
-    title += "…";
-  }
+  const title = fitText(displayTitle(entry), MAX_MESSAGE_LENGTH - tail.length);
   return { html: title + tail, previews: false, plain: true };
 }

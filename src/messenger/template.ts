@@ -5,16 +5,7 @@
  */
 
 /** The fields a template may name. */
-export type FieldName =
-  | "title"
-  | "link"
-  | "feed"
-  | "link_text"
-  | "date"
-  | "categories"
-  | "summary";
-
-export const FIELD_NAMES: readonly FieldName[] = [
+export const FIELD_NAMES = [
   "title",
   "link",
   "feed",
@@ -22,7 +13,9 @@ export const FIELD_NAMES: readonly FieldName[] = [
   "date",
   "categories",
   "summary",
-];
+] as const;
+
+export type FieldName = typeof FIELD_NAMES[number];
 
 /** How many characters `{summary}` keeps when the template does not say (`{summary:N}`). */
 export const DEFAULT_SUMMARY_LENGTH = 300;
@@ -62,7 +55,6 @@ export interface TemplateLine {
    * line for an entry without a link.
    */
   droppable: boolean;
-  fields: FieldName[];
 }
 
 /** The fields whose value comes from the entry, which it may lack; the others are the feed's. */
@@ -133,7 +125,6 @@ class Parser {
   #at = 0;
   readonly #lines: TemplateLine[] = [];
   #parts: Part[] = [];
-  #fields: FieldName[] = [];
   #text = "";
   #visible = 0;
   readonly #open: { tag: string; at: number; wrap?: number }[] = [];
@@ -202,10 +193,8 @@ class Parser {
     this.#lines.push({
       parts: this.#parts,
       droppable: this.#openAtLineStart === 0 && this.#open.length === 0,
-      fields: this.#fields,
     });
     this.#parts = [];
-    this.#fields = [];
     this.#openAtLineStart = this.#open.length;
   }
 
@@ -238,7 +227,6 @@ class Parser {
     }
     this.#flush();
     this.#parts.push(slot);
-    this.#fields.push(name);
     this.#at = end + 1;
   }
 

@@ -15,19 +15,6 @@ export interface ProxyClient {
   close(): Promise<void>;
 }
 
-/** Async so a future form may need setup I/O; today only the unix relay binds a port. */
-export function openProxyClient(
-  spec: ProxySpec | null,
-  options: ProxyClientOptions = {},
-): Promise<ProxyClient> {
-  return Promise.resolve(buildClient(spec, options));
-}
-
-export interface ProxyClientOptions {
-  /** Extra PEM certificates to trust, for the https:// proxy itself and for origins. */
-  caCerts?: string[];
-}
-
 /**
  * The proxy each client goes through, so that whoever holds only the client (a feed fetch) can
  * name the proxy when a request through it fails.
@@ -39,13 +26,11 @@ export function proxyOf(client: Deno.HttpClient | undefined): ProxySpec | null {
   return (client && proxies.get(client)) ?? null;
 }
 
-function buildClient(spec: ProxySpec | null, options: ProxyClientOptions): ProxyClient {
-  const built = buildClientFor(spec, options);
-  if (spec !== null && built.client) proxies.set(built.client, spec);
-  return built;
-}
-
-function buildClientFor(spec: ProxySpec | null, { caCerts }: ProxyClientOptions): ProxyClient {
+/** `caCerts`: extra PEM certificates to trust, for the https:// proxy itself and for origins. */
+export function openProxyClient(
+  spec: ProxySpec | null,
+  { caCerts }: { caCerts?: string[] } = {},
+): ProxyClient {
   if (spec === null) {
     if (caCerts === undefined) return { client: undefined, close: () => Promise.resolve() };
     const direct = Deno.createHttpClient({ caCerts });
@@ -56,6 +41,7 @@ function buildClientFor(spec: ProxySpec | null, { caCerts }: ProxyClientOptions)
     : { username: spec.username, password: spec.password?.reveal() ?? "" };
   if (spec.kind !== "socks5-unix") {
     const client = Deno.createHttpClient({ caCerts, proxy: { url: spec.url, basicAuth } });
+    proxies.set(client, spec);
     return { client, close: once(() => Promise.resolve(client.close())) };
   }
   const relay = startUnixRelay(spec.path);
@@ -63,6 +49,7 @@ function buildClientFor(spec: ProxySpec | null, { caCerts }: ProxyClientOptions)
     caCerts,
     proxy: { url: `socks5h://127.0.0.1:${relay.port}`, basicAuth },
   });
+  proxies.set(client, spec);
   return {
     client,
     close: once(async () => {

@@ -20,7 +20,7 @@ export class ProxyClients {
     try {
       for (const value of wanted) {
         // Values were checked by the config loader; parseProxy throws ProxyError otherwise.
-        if (!this.#clients.has(value)) opened.set(value, await openProxyClient(parseProxy(value)));
+        if (!this.#clients.has(value)) opened.set(value, openProxyClient(parseProxy(value)));
       }
     } catch (error) {
       for (const c of opened.values()) await c.close();

@@ -46,7 +46,7 @@ export function redactUrl(url: string): string {
 export function scrub(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const s of secrets) {
-    if (s.length >= 4) out = out.split(s).join("[redacted]");
+    if (s.length >= 4) out = out.replaceAll(s, "[redacted]");
   }
   return out;
 }

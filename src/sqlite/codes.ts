@@ -35,8 +35,7 @@ const PRIMARY: Record<number, string> = {
 
 /** A result code's primary part named as libSQL names it (`SQLITE_BUSY`); undefined if unknown. */
 export function primaryCodeName(errcode: number): string | undefined {
-  const name = PRIMARY[errcode & 0xff];
-  return name === undefined ? undefined : `SQLITE_${name}`;
+  return extendedCodeName(errcode & 0xff);
 }
 
 /** The extended codes of SQLITE_IOERR (sqlite3.h), which name the call that failed. */

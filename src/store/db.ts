@@ -21,12 +21,6 @@ import { prune, type PruneCounts, type RetentionRules } from "./retention.ts";
 import { type StoredValidators, ValidatorsTable } from "./validators.ts";
 
 export type { RunCounts, RunRecord } from "./runs.ts";
-export { StoreError, storeFailure } from "./failure.ts";
-export type { StoredValidators } from "./validators.ts";
-export type { PruneCounts, RetentionRules } from "./retention.ts";
-export { DEFAULT_RETENTION } from "./retention.ts";
-export type { StateLocation } from "./location.ts";
-export type { LeaseClaim, LeaseHolding, LeaseView } from "./leases.ts";
 
 /**
  * `passive` copies to courier.db what no reader still needs and never waits: for a process
@@ -35,26 +29,11 @@ export type { LeaseClaim, LeaseHolding, LeaseView } from "./leases.ts";
  */
 export type CheckpointMode = "passive" | "truncate";
 
-export interface CheckpointResult {
-  /** Whether a reader kept the checkpoint from finishing (the rest waits for the next one). */
-  busy: boolean;
-  /** Frames in the WAL, and how many of them are now in courier.db. */
-  logFrames: number;
-  checkpointedFrames: number;
-}
-
-export { DB_FILE, dbPath } from "./location.ts";
-
 export interface StoreOptions {
   /** Open an existing database for reading only; a missing one yields null. */
   readOnly?: boolean;
   /** Runs the timer that writes buffered run rows; default the process's clock. */
   clock?: Clock;
-  /**
-   * Buffered run rows are written at most this long after the first of them (default 30 s),
-   * so a long-lived process keeps its history current without a write per run.
-   */
-  flushAfterMs?: number;
   /**
    * How a remote location is reached; default `@libsql/client/web` (remote.ts). Tests put a
    * local SQLite file behind it to stand in for the server (the store then behaves as remote:
@@ -81,7 +60,11 @@ const PRUNE_EVERY_MS = 86_400_000;
 
 /** How many no-op run rows are buffered at most before they are written. */
 const NO_OP_BUFFER = 256;
-const DEFAULT_FLUSH_AFTER_MS = 30_000;
+/**
+ * Buffered run rows are written at most this long after the first of them, so a long-lived
+ * process keeps its history current without a write per run.
+ */
+const FLUSH_AFTER_MS = 30_000;
 
 /**
  * The forwarder's state: which entries each feed has seen and sent (entries.ts), its runs
@@ -91,7 +74,6 @@ const DEFAULT_FLUSH_AFTER_MS = 30_000;
  */
 export class Store {
   readonly #clock: Clock;
-  readonly #flushAfterMs: number;
   readonly #commits: GroupCommit;
   readonly #entries: EntriesTable;
   readonly #runs: RunsTable;
@@ -112,7 +94,6 @@ export class Store {
   ) {
     this.#readOnly = options.readOnly === true;
     this.#clock = options.clock ?? realClock;
-    this.#flushAfterMs = options.flushAfterMs ?? DEFAULT_FLUSH_AFTER_MS;
     this.#commits = new GroupCommit(client);
     this.#entries = new EntriesTable(client);
     this.#runs = new RunsTable(client, this.#commits);
@@ -243,22 +224,11 @@ export class Store {
    * is idle; SQLite's own automatic checkpoint (every 1000 pages) only runs inside a commit,
    * and is passive too, so without them a reader could pin an ever-growing WAL.
    */
-  async checkpoint(mode: CheckpointMode = "passive"): Promise<CheckpointResult> {
+  async checkpoint(mode: CheckpointMode = "passive"): Promise<void> {
     // A server keeps its own log; there is no local WAL to copy.
-    if (this.remote) return { busy: false, logFrames: 0, checkpointedFrames: 0 };
-    const rs = await this.#step(
-      "checkpoint the WAL",
-      () =>
-        this.client.execute(
-          `PRAGMA wal_checkpoint(${mode === "truncate" ? "TRUNCATE" : "PASSIVE"})`,
-        ),
-    );
-    const row = rs.rows[0];
-    return {
-      busy: Number(row?.[0] ?? 0) !== 0,
-      logFrames: Number(row?.[1] ?? 0),
-      checkpointedFrames: Number(row?.[2] ?? 0),
-    };
+    if (this.remote) return;
+    const pragma = `PRAGMA wal_checkpoint(${mode.toUpperCase()})`;
+    await this.#step("checkpoint the WAL", () => this.client.execute(pragma));
   }
 
   /**
@@ -267,18 +237,16 @@ export class Store {
    * config's feed names as `configured` so feeds removed from it are dropped in time.
    */
   prune(now: Date, rules: Partial<RetentionRules> = {}): Promise<PruneCounts> {
-    return this.#step("prune old state", () => this.#prune(now, rules));
-  }
-
-  async #prune(now: Date, rules: Partial<RetentionRules>): Promise<PruneCounts> {
-    const counts = await prune(this.client, now, rules);
-    await this.adopt(counts.droppedFeeds);
-    await this.client.execute({
-      sql: `INSERT INTO meta (key, value) VALUES ('pruned_at', ?)
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-      args: [now.toISOString()],
+    return this.#step("prune old state", async () => {
+      const counts = await prune(this.client, now, rules);
+      await this.adopt(counts.droppedFeeds);
+      await this.client.execute({
+        sql: `INSERT INTO meta (key, value) VALUES ('pruned_at', ?)
+              ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+        args: [now.toISOString()],
+      });
+      return counts;
     });
-    return counts;
   }
 
   /**
@@ -329,17 +297,10 @@ export class Store {
     return Number(rs.rows[0]?.[0] ?? 0) === 0;
   }
 
-  /** Whether the feed has had its first sighting (its first successful read). */
-  async isKnownFeed(feed: string): Promise<boolean> {
-    return (await this.lookup(feed, [])).known;
-  }
-
-  /** The ids among `ids` that the feed has already seen (sent or skipped). */
-  async seenIds(feed: string, ids: readonly string[]): Promise<Set<string>> {
-    return (await this.lookup(feed, ids)).seen;
-  }
-
-  /** Whether the feed is known and which of `ids` it has seen, in one query. */
+  /**
+   * Whether the feed has had its first sighting (its first successful read) and which of `ids`
+   * it has seen (sent or skipped), in one query.
+   */
   lookup(feed: string, ids: readonly string[]): Promise<{ known: boolean; seen: Set<string> }> {
     return this.#step("read the state", () => this.#entries.lookup(feed, ids));
   }
@@ -398,40 +359,32 @@ export class Store {
     validators?: Map<string, StoredValidators>,
     seen?: readonly string[],
   ): Promise<void> {
-    return this.#step("record a run", () => this.#finishRun(run, validators, seen));
-  }
-
-  async #finishRun(
-    run: RunRecord,
-    validators?: Map<string, StoredValidators>,
-    seen?: readonly string[],
-  ): Promise<void> {
-    if (!validators && !seen && isNoOp(run)) {
-      this.#runs.buffer(run);
-      if (this.#runs.buffered >= NO_OP_BUFFER) await this.flush();
-      else this.#arm();
-      return;
-    }
-    // This run's row goes after any no-op run of the same feed still buffered.
-    if (this.#runs.hasBuffered(run.feed)) await this.#runs.writeBuffered();
-    const statements = [this.#runs.insert(run)];
-    if (seen) {
-      statements.push(
-        ...this.#entries.seen(run.feed, seen, run.finishedAt, run.outcome === "ok"),
-      );
-    }
-    if (!validators) {
+    return this.#step("record a run", async () => {
+      if (!validators && !seen && isNoOp(run)) {
+        this.#runs.buffer(run);
+        if (this.#runs.buffered >= NO_OP_BUFFER) await this.flush();
+        else this.#arm();
+        return;
+      }
+      // This run's row goes after any no-op run of the same feed still buffered.
+      if (this.#runs.hasBuffered(run.feed)) await this.#runs.writeBuffered();
+      const statements = [this.#runs.insert(run)];
+      if (seen) {
+        statements.push(
+          ...this.#entries.seen(run.feed, seen, run.finishedAt, run.outcome === "ok"),
+        );
+      }
+      if (validators) {
+        statements.push(...this.#validators.replace(run.feed, validators, run.finishedAt));
+      }
       await this.#commits.commit(statements);
-      return;
-    }
-    statements.push(...this.#validators.replace(run.feed, validators, run.finishedAt));
-    await this.#commits.commit(statements);
-    await this.#validators.replaced(run.feed, validators);
+      if (validators) await this.#validators.replaced(run.feed, validators);
+    });
   }
 
   /**
    * Writes the buffered rows of no-op runs, in one transaction. Called by the run's end (and
-   * by finishRun when the buffer is full, and by a timer flushAfterMs after the first buffered
+   * by finishRun when the buffer is full, and by a timer FLUSH_AFTER_MS after the first buffered
    * row): a process killed before then loses only these history rows, never delivery state.
    * Rejects with the failure of a timed write since the last flush, if any.
    */
@@ -450,7 +403,7 @@ export class Store {
   /** Why the last timed write failed; thrown by the next flush, whose caller can tell. */
   #timedFlushError: unknown = null;
 
-  /** Makes sure buffered rows are written within flushAfterMs even if no run's end comes. */
+  /** Makes sure buffered rows are written within FLUSH_AFTER_MS even if no run's end comes. */
   #arm(): void {
     if (this.#flushTimer !== undefined) return;
     this.#flushTimer = this.#clock.setTimeout(() => {
@@ -461,7 +414,7 @@ export class Store {
           if (this.#timedWrite === writing) this.#timedWrite = null;
         });
       this.#timedWrite = writing;
-    }, this.#flushAfterMs);
+    }, FLUSH_AFTER_MS);
   }
 
   #disarm(): void {

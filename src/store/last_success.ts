@@ -28,7 +28,7 @@ function timesOf(doc: unknown): Map<string, Date> {
   const map = new Map<string, Date>();
   if (doc === null || typeof doc !== "object" || Array.isArray(doc)) return map;
   for (const [name, value] of Object.entries(doc as Record<string, unknown>)) {
-    const date = value instanceof Date ? value : new Date(String(value));
+    const date = new Date(String(value));
     if (!Number.isNaN(date.getTime())) map.set(name, date);
   }
   return map;
@@ -48,45 +48,25 @@ function readTimes(path: string, text: string): unknown {
 
 /**
  * Writes `path` so that a reader (or a crashed writer) only ever sees the old or the new file:
- * a temp file in the same directory, renamed over the old one. With `durable`, the temp file is
- * flushed to disk before the rename and the directory after it, so the new file also survives a
- * power loss. `makeDir: false` skips creating the directory (a caller that knows it exists).
+ * a temp file in the same directory, renamed over the old one (LastSuccessFile.flush makes it
+ * durable). `makeDir` creates the directory first.
  */
-export async function writeFileAtomic(
-  path: string,
-  text: string,
-  options: { durable?: boolean; makeDir?: boolean } = {},
-): Promise<void> {
-  const durable = options.durable ?? true;
+async function writeFileAtomic(path: string, text: string, makeDir: boolean): Promise<void> {
   const dir = dirname(path);
   const temp = `${dir}/.${basename(path)}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
   try {
-    if (options.makeDir ?? true) await Deno.mkdir(dir, { recursive: true });
-    if (durable) {
-      const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o644 });
-      try {
-        await file.write(encoder.encode(text));
-        await file.sync();
-      } finally {
-        file.close();
-      }
-    } else {
-      // One call (open, write, close) instead of three.
-      await Deno.writeFile(temp, encoder.encode(text), { createNew: true, mode: 0o644 });
-    }
+    if (makeDir) await Deno.mkdir(dir, { recursive: true });
+    await Deno.writeTextFile(temp, text, { createNew: true, mode: 0o644 });
     await Deno.rename(temp, path);
-    if (durable) await syncDir(dir);
   } catch (error) {
     await Deno.remove(temp).catch(() => {});
     throw new LastSuccessError(`cannot write ${path}: ${(error as Error).message}`);
   }
 }
 
-const encoder = new TextEncoder();
-
-/** Flushes a directory's entries (a rename in it) to disk. */
-async function syncDir(dir: string): Promise<void> {
-  const handle = await Deno.open(dir, { read: true });
+/** Flushes a file, or a directory's entries (a rename in it), to disk. */
+async function syncToDisk(path: string): Promise<void> {
+  const handle = await Deno.open(path, { read: true });
   try {
     await handle.sync();
   } finally {
@@ -99,7 +79,7 @@ async function syncDir(dir: string): Promise<void> {
  * `.<name>.<pid>.<random>.tmp`), except this process's own. Only for the holder of the
  * data_dir lock, the file's only writer: any other writer's temp file is from a dead process.
  */
-export async function removeStaleTemps(path: string): Promise<void> {
+async function removeStaleTemps(path: string): Promise<void> {
   const dir = dirname(path);
   const prefix = `.${basename(path)}.`;
   try {
@@ -115,15 +95,9 @@ export async function removeStaleTemps(path: string): Promise<void> {
 }
 
 /**
- * The file's text: one `"name": time` line per feed. Names are quoted (JSON strings are YAML)
- * so a feed named `true` or `1e3` reads back as a string.
+ * One feed's line of the file, `"name": time`. Names are quoted (JSON strings are YAML) so a
+ * feed named `true` or `1e3` reads back as a string.
  */
-export function formatLastSuccess(times: Map<string, Date>): string {
-  let text = "";
-  for (const [name, at] of times) text += formatLine(name, at);
-  return text;
-}
-
 function formatLine(name: string, at: Date): string {
   return `${JSON.stringify(name)}: ${formatRfc3339(at, { wholeSeconds: true })}\n`;
 }
@@ -199,13 +173,8 @@ export class LastSuccessFile {
     }
     if (!this.#unsynced) return;
     try {
-      const file = await Deno.open(this.path, { read: true });
-      try {
-        await file.sync();
-      } finally {
-        file.close();
-      }
-      await syncDir(dirname(this.path));
+      await syncToDisk(this.path);
+      await syncToDisk(dirname(this.path));
     } catch (error) {
       throw new LastSuccessError(`cannot write ${this.path}: ${(error as Error).message}`);
     }
@@ -251,7 +220,7 @@ export class LastSuccessFile {
       for (const [name, at] of batch) lines.set(name, formatLine(name, at));
       let text = "";
       for (const line of lines.values()) text += line;
-      await writeFileAtomic(this.path, text, { durable: false, makeDir: first });
+      await writeFileAtomic(this.path, text, first);
       this.#lines = lines;
       this.#unsynced = true;
       written?.resolve();

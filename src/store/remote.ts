@@ -52,24 +52,21 @@ function remoteError(error: unknown, secret: string | undefined): unknown {
  * blackholed server (packets dropped, not refused) holds a lease renewal or a record for as
  * long as the kernel keeps the connection, minutes, with nothing logged.
  */
-export const REQUEST_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 10_000;
 
 /**
- * `call`, or a failure once `ms` passed without its answer. A write may still land later, which
- * every write of the store allows (a late lease renewal is one the process no longer trusts, a
- * late record is the truth). A server that does not answer is one that cannot be reached
- * (failure.ts's words).
+ * `call`, or a failure once REQUEST_TIMEOUT_MS passed without its answer. A write may still land
+ * later, which every write of the store allows (a late lease renewal is one the process no longer
+ * trusts, a late record is the truth). A server that does not answer is one that cannot be
+ * reached (failure.ts's words).
  */
-function withDeadline<T>(call: Promise<T>, ms: number): Promise<T> {
-  return race(call, ms, () => unreachable(`no answer within ${ms / 1000} s`));
+function withDeadline<T>(call: Promise<T>): Promise<T> {
+  const seconds = REQUEST_TIMEOUT_MS / 1000;
+  return race(call, REQUEST_TIMEOUT_MS, () => unreachable(`no answer within ${seconds} s`));
 }
 
 /** Opens a client for `url`; nothing goes over the network until the first statement. */
-export async function openRemote(
-  url: string,
-  authToken?: string,
-  timeoutMs = REQUEST_TIMEOUT_MS,
-): Promise<SqlClient> {
+export async function openRemote(url: string, authToken?: string): Promise<SqlClient> {
   const { createClient } = await import("@libsql/client/web");
   let client;
   try {
@@ -86,7 +83,7 @@ export async function openRemote(
   return {
     async execute(statement) {
       try {
-        return toResult(await withDeadline(client.execute(toLibsql(statement)), timeoutMs));
+        return toResult(await withDeadline(client.execute(toLibsql(statement))));
       } catch (error) {
         throw remoteError(error, authToken);
       }
@@ -94,7 +91,7 @@ export async function openRemote(
     async batch(statements) {
       try {
         // "write": BEGIN IMMEDIATE ... COMMIT around them, sent as one pipeline.
-        return (await withDeadline(client.batch(statements.map(toLibsql), "write"), timeoutMs))
+        return (await withDeadline(client.batch(statements.map(toLibsql), "write")))
           .map(toResult);
       } catch (error) {
         throw remoteError(error, authToken);

@@ -30,20 +30,9 @@ export function isNoOp(run: RunRecord): boolean {
     run.failed === 0 && run.skipped === 0;
 }
 
-type RunRow = [
-  string,
-  string,
-  string,
-  string,
-  number,
-  number,
-  number,
-  number,
-  number,
-  string | null,
-];
+type RunRow = ReturnType<typeof runRow>;
 
-function runRow(run: RunRecord): RunRow {
+function runRow(run: RunRecord) {
   return [
     run.feed,
     run.startedAt.toISOString(),
@@ -55,7 +44,7 @@ function runRow(run: RunRecord): RunRow {
     run.failed,
     run.skipped,
     run.error,
-  ];
+  ] as const;
 }
 
 /**

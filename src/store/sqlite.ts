@@ -1,20 +1,12 @@
 /**
  * The forwarder's own database connection to a local file, through the SQLite built into Deno
- * (`node:sqlite`): ready in a fraction of the time the `libsql` package and its native addon
- * take to load, which was about half of a whole steady-state `courier once`. A libSQL server
- * (`db_url`) goes through `@libsql/client/web` instead (remote.ts).
- *
- * The interface is the small part of `@libsql/client` the store used (execute, batch with a
- * transaction, rows as arrays, SQLite's result code on errors), so the store's modules read
- * the same as before. Calls are synchronous underneath; they return promises because the
- * store's callers await them (as they did the libSQL client, synchronous underneath too).
+ * (`node:sqlite`, which loads far faster than the `libsql` package's native addon; a libSQL
+ * server, `db_url`, goes through remote.ts). Calls are synchronous underneath; they return
+ * promises because that is sql.ts's interface, which remote.ts gives too.
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { extendedCodeName, primaryCodeName } from "../sqlite/codes.ts";
-
 import type { InStatement, ResultSet, Row, SqlClient } from "./sql.ts";
-
-export type { InStatement, ResultSet, Row, SqlClient, SqlValue } from "./sql.ts";
 
 /**
  * A failed SQLite call, with SQLite's result code in the words libSQL uses (`SQLITE_FULL`,

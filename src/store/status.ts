@@ -49,15 +49,6 @@ export interface FeedRecord {
 /** How many of a feed's refused entries status lists (the count says how many in all). */
 export const REFUSED_SHOWN = 5;
 
-const NEVER: FeedRecord = {
-  lastRun: null,
-  sentTotal: 0,
-  sentSince: 0,
-  refusedTotal: 0,
-  refused: [],
-  filteredTotal: 0,
-};
-
 /**
  * What the state records for each of `feeds`, read-only: a local file is opened read-only
  * (the engine refuses every write), never created, migrated or locked, so this works beside a
@@ -68,13 +59,10 @@ const NEVER: FeedRecord = {
  * queries for all feeds together: a handful of round trips to a server, whatever the count.
  */
 export async function readFeedRecords(
-  where: string | StateLocation,
+  location: StateLocation,
   feeds: readonly string[],
   since: Date,
 ): Promise<StatusRecords | null> {
-  const location: StateLocation = typeof where === "string"
-    ? { kind: "file", dbDir: where }
-    : where;
   const path = describeLocation(location);
   let db: SqlClient;
   if (location.kind === "file") {
@@ -203,10 +191,6 @@ async function readAll(
   for (const feed of feeds) {
     const run = runOf.get(feed);
     const count = countOf.get(feed);
-    if (run === undefined && count === undefined) {
-      records.set(feed, NEVER);
-      continue;
-    }
     records.set(feed, {
       lastRun: run === undefined ? null : {
         startedAt: new Date(String(run[1])),

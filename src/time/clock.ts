@@ -1,8 +1,4 @@
-/**
- * Time as every part of a run sees it, so a test can drive months of schedule in milliseconds.
- * Here, in the folder every other one already depends on (the logger's), because the store,
- * the feed reader and the forwarder all use it and may not depend on each other for it.
- */
+/** Time as every part of a run sees it, so a test can drive months of schedule in milliseconds. */
 
 /** A timer handle; only the clock that made it knows what it is. */
 export type TimerId = unknown;

@@ -26,11 +26,6 @@ interface Entry extends Deadline {
   live: boolean;
 }
 
-export interface DeadlinesOptions {
-  /** Leave the timer armed when the last deadline goes (see above); default false. */
-  keepArmed?: boolean;
-}
-
 export class Deadlines {
   #head: Entry | null = null;
   #tail: Entry | null = null;
@@ -39,7 +34,8 @@ export class Deadlines {
   #armedAt = Infinity;
   readonly #keepArmed: boolean;
 
-  constructor(readonly clock: Clock = realClock, options: DeadlinesOptions = {}) {
+  /** `keepArmed`: see above. */
+  constructor(readonly clock: Clock = realClock, options: { keepArmed?: boolean } = {}) {
     this.#keepArmed = options.keepArmed ?? false;
   }
 

@@ -23,6 +23,10 @@ Deno.test("client key: IPv4 as it is, IPv4-mapped IPv6 as IPv4, IPv6 by its /64"
   assert.equal(clientKey("[2001:DB8:1:2:ffff::1]"), "2001:db8:1:2::/64");
   assert.equal(clientKey("fe80::1%eth0"), "fe80:0:0:0::/64");
   assert.equal(clientKey("::1"), "0:0:0:0::/64");
+  assert.equal(clientKey("0:0:0:0:0:FFFF:10.1.2.3"), "10.1.2.3");
+  assert.equal(clientKey("::ffff:0:0"), "0.0.0.0");
+  assert.equal(clientKey("2001:db8::"), "2001:db8:0:0::/64");
+  assert.equal(clientKey("not:an:address"), "not:an:address");
   assert.notEqual(clientKey("2001:db8:1:2::1"), clientKey("2001:db8:1:3::1"));
 });
 
@@ -91,6 +95,22 @@ Deno.test("message scanner: a 100 Continue is interim; a 101 ends the following,
   s.feed(bytes("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"));
   assert.deepEqual(events, ["HTTP/1.1 200 OK", "end", "switched"]);
   assert.ok(!s.between);
+});
+
+Deno.test("message scanner: chunked and sized bodies end where they end, whole or byte by byte", () => {
+  const answers = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
+    "3;x=y\r\nabc\r\n10\r\n0123456789abcdef\r\n0\r\nTrailer: t\r\n\r\n" +
+    "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello" +
+    "HTTP/1.1 304 Not Modified\r\nContent-Length: 9\r\n\r\n";
+  for (const size of [answers.length, 1, 7]) {
+    let ends = 0;
+    const s = new MessageScanner("response", { head: () => {}, end: () => ends++ });
+    for (let i = 0; i < answers.length; i += size) s.feed(bytes(answers.slice(i, i + size)));
+    assert.equal(ends, 3, `fed ${size} bytes at a time`);
+    assert.ok(s.between);
+    s.feed(bytes("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nx"));
+    assert.ok(!s.between, "one byte of the body is still to come");
+  }
 });
 
 /** One keep-alive connection from `from`; `send` writes bytes, `read` awaits `n` answers. */

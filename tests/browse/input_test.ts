@@ -8,18 +8,18 @@ const refused = (pattern: RegExp) => (e: unknown) =>
   e instanceof HttpError && e.status === 400 && pattern.test(e.message);
 
 Deno.test("parseJson: integer literals stay integers, exact beyond 2^53", () => {
-  assert.deepEqual(parseJson("[9007199254740993, -9007199254740993, 9007199254740991]"), [
+  assert.deepEqual(parseJson("[9007199254740993, -9007199254740993, 9007199254740991]", ""), [
     9007199254740993n,
     -9007199254740993n,
     9007199254740991n,
   ]);
   // Written with a fraction or an exponent, a number says it is a double.
-  assert.deepEqual(parseJson("[9007199254740993.0, 1e20, 1.5]"), [
+  assert.deepEqual(parseJson("[9007199254740993.0, 1e20, 1.5]", ""), [
     9007199254740992,
     1e20,
     1.5,
   ]);
-  assert.deepEqual(parseJson('{"a": {"b": [18446744073709551616]}}'), {
+  assert.deepEqual(parseJson('{"a": {"b": [18446744073709551616]}}', ""), {
     a: { b: [18446744073709551616n] },
   });
 });
@@ -77,6 +77,19 @@ Deno.test("queryInput: a JSON body's params keep their exact integers", async ()
   const big = await post('{"query": "select ?1", "params": [99999999999999999999]}');
   assert.equal(big.status, 400);
   assert.match(await big.text(), /params\[0\]/);
+  // Text that is not JSON, or JSON that is not an array or object: one clear 400 each.
+  for (
+    const [body, message] of [
+      ["{query", "the body is not valid JSON"],
+      ['{"query": "select 1", "params": "[1,"}', "params must be a JSON array or object"],
+      ['{"query": "select 1", "params": "5"}', "params must be a JSON array or object"],
+    ]
+  ) {
+    const res = await post(body);
+    assert.equal(res.status, 400, body);
+    assert.equal(await res.text(), message);
+  }
+  assert.throws(() => parseParams("[1,"), refused(/^params must be a JSON array or object$/));
 });
 
 Deno.test("input through the server: a parameter beyond 64 bits is a 400 that names it", async () => {

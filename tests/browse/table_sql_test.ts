@@ -60,6 +60,12 @@ Deno.test("table sql: pages by key, by OFFSET without one; downloads and counts"
     `SELECT * FROM "v" LIMIT ? OFFSET ?`,
   );
   assertEquals(pageQuery(view, [], undefined, { kind: "offset", page: 3 }, 10).params, [11, 20]);
+  // Without a key a view is ordered by its sort column alone, the last page read backwards.
+  assertEquals(
+    pageQuery(view, [], sort, { kind: "last" }, 10).sql,
+    `SELECT * FROM "v" ORDER BY "c" LIMIT ?`,
+  );
+  assertEquals(downloadQuery(view, [], sort).sql, `SELECT * FROM "v" ORDER BY "c" DESC`);
   assertEquals(
     pageQuery(rowid, [], undefined, { kind: "last" }, 10).sql,
     `SELECT rowid, typeof(rowid), * FROM "t" ORDER BY rowid DESC LIMIT ?`,

@@ -120,7 +120,7 @@ async function harness(
   const bot = await startFakeBotApi({ token: TOKEN, limits: null, ...options.bot });
   const clock = new ManualClock(START);
   const { logger, lines } = memoryLogger();
-  const metrics = new ForwardMetrics({ memory: () => ({ rss: 0, heapUsed: 0 }) });
+  const metrics = new ForwardMetrics();
   const settings = settingsFor(dir, feedsOf(feeds), options.token);
   const runtime = await Runtime.open({
     settings,

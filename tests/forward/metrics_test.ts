@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import {
   DURATION_BUCKETS,
-  escapeHelp,
   escapeLabelValue,
   FEED_LABEL_PATTERN,
   formatSampleValue,
@@ -202,14 +201,13 @@ Deno.test("metrics: the feed label rule is the config's name rule", () => {
   assert.equal(FEED_LABEL_PATTERN, NAME_PATTERN);
 });
 
-Deno.test("metrics: label values and HELP text are escaped as the text format says", () => {
+Deno.test("metrics: label values are escaped, and values spelled, as the text format says", () => {
   const raw = 'a\\b"c\nd';
   assert.equal(escapeLabelValue(raw), 'a\\\\b\\"c\\nd');
   const families = parseExposition(
     `# TYPE t counter\nt{l="${escapeLabelValue(raw)}"} 1\n`,
   );
   assert.equal(families.get("t")!.samples[0].labels.l, raw);
-  assert.equal(escapeHelp('back\\slash "q"\nnext'), 'back\\\\slash "q"\\nnext');
   assert.deepEqual(
     [Infinity, -Infinity, NaN, 0.1, 1e21].map(formatSampleValue),
     ["+Inf", "-Inf", "NaN", "0.1", "1e+21"],

@@ -141,7 +141,7 @@ Deno.test("a feed that fails to fetch does not stop the others and records no su
     assert.equal(r.results[1].error, null);
     assert.deepEqual(h.outbox.titles(), ["g1"]);
     assert.deepEqual([...h.successLog.times.keys()], ["good"]);
-    assert.equal(await h.store.isKnownFeed("bad"), false);
+    assert.equal((await h.store.lookup("bad", [])).known, false);
     assert.ok(h.lines.some((l) => l.includes("feed failed") && l.includes("feed=bad")));
     assert.match(
       formatSummary(r.results),
@@ -309,7 +309,7 @@ Deno.test("a dry run over the state reads but changes nothing", async () => {
     assert.equal(r.results[0].sent, 1);
     assert.deepEqual(h.outbox.titles(), ["a", "b"]);
     assert.deepEqual(await h.store.query("SELECT count(*) FROM runs"), before);
-    assert.deepEqual([...await h.store.seenIds("news", ["a", "b"])], ["a"]);
+    assert.deepEqual([...(await h.store.lookup("news", ["a", "b"])).seen], ["a"]);
   } finally {
     h.store.close();
   }

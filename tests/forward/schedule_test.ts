@@ -18,7 +18,7 @@ function every(from: string, to: string, stepMs: number): string[] {
 Deno.test("schedule: a year of ticks fires every feed at each of its slots, once, and only then", async () => {
   const start = Date.UTC(2026, 0, 1);
   const clock = new ManualClock(start);
-  const schedule = new Schedule({ timezone: "UTC" });
+  const schedule = new Schedule("UTC");
   const feeds: ScheduledFeed[] = [
     { name: "hourly", cron: "0 * * * *" },
     { name: "quarter", cron: "*/15 * * * *" },
@@ -45,7 +45,7 @@ Deno.test("schedule: a year of ticks fires every feed at each of its slots, once
 });
 
 Deno.test("schedule: catch-up runs a feed that missed its latest slot or never succeeded, only those", () => {
-  const schedule = new Schedule({ timezone: "UTC" });
+  const schedule = new Schedule("UTC");
   const now = at("2026-05-01T10:20:00Z");
   schedule.update(
     [
@@ -74,7 +74,7 @@ Deno.test("schedule: catch-up runs a feed that missed its latest slot or never s
 
 Deno.test("schedule: after a forward jump a due feed runs once; a backward step never repeats a slot", async () => {
   const clock = new ManualClock(Date.parse("2026-05-01T09:59:00Z"));
-  const schedule = new Schedule({ timezone: "UTC" });
+  const schedule = new Schedule("UTC");
   schedule.update(
     [{ name: "hourly", cron: "0 * * * *" }, { name: "daily", cron: "0 12 * * *" }],
     new Map([["hourly", at("2026-05-01T09:00:01Z")], ["daily", at("2026-04-30T12:00:01Z")]]),
@@ -113,7 +113,7 @@ Deno.test("schedule: after a forward jump a due feed runs once; a backward step 
 });
 
 Deno.test("schedule: a reload keeps unchanged feeds' times and catches up added and changed ones", () => {
-  const schedule = new Schedule({ timezone: "UTC" });
+  const schedule = new Schedule("UTC");
   const t0 = at("2026-05-01T10:30:00Z");
   const last = new Map([
     ["a", at("2026-05-01T10:00:10Z")],
@@ -213,7 +213,7 @@ Deno.test("schedule: without a timezone option the zone comes from TZ", async ()
 Deno.test("schedule: a year in New York: hourly every real hour, daily once each local day", async () => {
   const start = Date.parse("2026-01-01T05:00:00Z"); // midnight EST
   const clock = new ManualClock(start);
-  const schedule = new Schedule({ timezone: "America/New_York" });
+  const schedule = new Schedule("America/New_York");
   const feeds = [{ name: "hourly", cron: "0 * * * *" }, { name: "daily", cron: "30 2 * * *" }];
   schedule.update(feeds, new Map(feeds.map((f) => [f.name, new Date(start)])), new Date(start));
   const runs = await drive(schedule, clock, 365 * DAY - 1);
@@ -233,7 +233,7 @@ Deno.test("schedule: a year in New York: hourly every real hour, daily once each
 Deno.test("schedule: feeds sharing an expression keep their own times (steady, catching up, after a reload)", async () => {
   const start = Date.parse("2026-05-01T10:05:00Z");
   const clock = new ManualClock(start);
-  const schedule = new Schedule({ timezone: "UTC" });
+  const schedule = new Schedule("UTC");
   const feeds = ["ran", "never", "missed"].map((name) => ({ name, cron: "*/10 * * * *" }));
   schedule.update(
     feeds,

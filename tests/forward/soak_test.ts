@@ -166,7 +166,7 @@ Deno.test("soak: 3,000 one-minute ticks over 40 feeds: every entry sent once, re
       logged.last = line;
     },
   });
-  const metrics = new ForwardMetrics({ memory: () => ({ rss: 0, heapUsed: 0 }) });
+  const metrics = new ForwardMetrics();
 
   const feeds: SoakFeed[] = Array.from({ length: FEEDS }, (_, i) => {
     const { kind, cron, every } = plan(i);

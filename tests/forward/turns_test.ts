@@ -1,35 +1,5 @@
 import assert from "node:assert/strict";
-import { ChannelTurns, Semaphore } from "../../src/forward/turns.ts";
-import { deferred } from "../support/forward_stubs.ts";
-
-Deno.test("semaphore: at most N tasks run, the next starts when one ends", async () => {
-  const sem = new Semaphore(3);
-  const started: number[] = [];
-  const gates = Array.from({ length: 6 }, () => deferred());
-  const nextStart = () => new Promise<void>((r) => (onStart = r));
-  let onStart: () => void = () => {};
-  const all = gates.map((g, i) =>
-    sem.run(async () => {
-      started.push(i);
-      onStart();
-      await g.promise;
-      return i;
-    })
-  );
-  assert.deepEqual(started, [0, 1, 2]);
-  const fourth = nextStart();
-  gates[1].resolve();
-  await fourth;
-  assert.deepEqual(started, [0, 1, 2, 3]);
-  for (const g of gates) g.resolve();
-  assert.deepEqual(await Promise.all(all), [0, 1, 2, 3, 4, 5]);
-});
-
-Deno.test("semaphore: a failing task frees its slot", async () => {
-  const sem = new Semaphore(1);
-  await assert.rejects(sem.run(() => Promise.reject(new Error("x"))), /x/);
-  assert.equal(await sem.run(() => Promise.resolve(7)), 7);
-});
+import { ChannelTurns } from "../../src/forward/turns.ts";
 
 Deno.test("turns: a channel's turns go in the order taken; channels are independent", async () => {
   const turns = new ChannelTurns();

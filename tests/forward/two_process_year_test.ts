@@ -385,7 +385,7 @@ Deno.test("two forward processes, a simulated year of random kills: nothing lost
       timezone: "UTC",
       lastSuccess: new Map(runtime.priorSuccesses),
       maxSleepMs: HOUR,
-      maintenance: () => runtime.maintain(new Date(mortal.now()), logger),
+      maintenance: () => runtime.maintain(),
       checkpoint: async () => {
         await runtime.store?.checkpoint();
       },

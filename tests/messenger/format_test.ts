@@ -5,6 +5,7 @@ import {
   formatMessage,
   MAX_MESSAGE_LENGTH,
   messageLink,
+  plainMessage,
 } from "../../src/messenger/format.ts";
 import { parseTelegramHtml } from "../support/fake_bot_api.ts";
 
@@ -61,6 +62,14 @@ Deno.test("a long title of astral characters is never cut inside a surrogate pai
   assert.ok(m.html.length <= MAX_MESSAGE_LENGTH);
   assert.ok(m.html.isWellFormed());
   assert.ok(parseTelegramHtml(m.html).bold[0].endsWith("😀…"));
+});
+
+Deno.test("the plain fallback cuts a long title to fit, unescaped and never inside a surrogate pair", () => {
+  const m = plainMessage(entry({ title: "&😀".repeat(3000) }));
+  assert.equal(m.plain, true);
+  assert.ok(m.html.length <= MAX_MESSAGE_LENGTH && m.html.length > MAX_MESSAGE_LENGTH - 4);
+  assert.ok(m.html.isWellFormed());
+  assert.ok(/^(&😀)+&?😀?…\nhttps:\/\/example\.org\/a$/u.test(m.html));
 });
 
 Deno.test("a huge link still yields a message within Telegram's parsed-text limit", () => {

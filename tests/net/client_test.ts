@@ -54,7 +54,7 @@ async function fetchError(pc: ProxyClient, url: string): Promise<string> {
 
 Deno.test("no proxy: client is undefined and fetch goes direct", async () => {
   await using origin = startOrigin();
-  const pc = await openProxyClient(null);
+  const pc = openProxyClient(null);
   assert.equal(pc.client, undefined);
   assert.deepEqual(await get(pc, `http://127.0.0.1:${origin.port}/d`), {
     status: 200,
@@ -67,7 +67,7 @@ Deno.test("no proxy: client is undefined and fetch goes direct", async () => {
 Deno.test("http proxy (tinyproxy): requests carry its Via header; none once it stops", async () => {
   await using origin = startOrigin();
   const proxy = await startTinyproxy();
-  const pc = await openProxyClient(parseProxy(proxy.url));
+  const pc = openProxyClient(parseProxy(proxy.url));
   try {
     const res = await get(pc, `http://127.0.0.1:${origin.port}/a`);
     assert.deepEqual(res, { status: 200, body: "hello /a" });
@@ -84,9 +84,9 @@ Deno.test("http proxy (tinyproxy): requests carry its Via header; none once it s
 Deno.test("http proxy with basic auth: right password passes, wrong one is refused", async () => {
   await using origin = startOrigin();
   const proxy = await startTinyproxy({ user: "alice", pass: "s3cretPW" });
-  const good = await openProxyClient(parseProxy(proxy.url));
-  const bad = await openProxyClient(parseProxy(proxy.url.replace("s3cretPW", "wrongPW99")));
-  const none = await openProxyClient(parseProxy(proxy.url.replace("alice:s3cretPW@", "")));
+  const good = openProxyClient(parseProxy(proxy.url));
+  const bad = openProxyClient(parseProxy(proxy.url.replace("s3cretPW", "wrongPW99")));
+  const none = openProxyClient(parseProxy(proxy.url.replace("alice:s3cretPW@", "")));
   try {
     assert.equal((await get(good, `http://127.0.0.1:${origin.port}/ok`)).status, 200);
     assert.match(origin.seen[0], /tinyproxy/);
@@ -107,7 +107,7 @@ Deno.test("http proxy with basic auth: right password passes, wrong one is refus
 Deno.test("socks5 proxy (microsocks): the proxy makes the connection to the origin", async () => {
   await using origin = startOrigin();
   const proxy = await startMicrosocks();
-  const pc = await openProxyClient(parseProxy(proxy.url));
+  const pc = openProxyClient(parseProxy(proxy.url));
   try {
     assert.deepEqual(await get(pc, `http://127.0.0.1:${origin.port}/s`), {
       status: 200,
@@ -126,7 +126,7 @@ Deno.test("socks5 proxy (microsocks): the proxy makes the connection to the orig
 Deno.test("socks5h proxy: the host name is sent to the proxy to resolve", async () => {
   await using origin = startOrigin();
   const proxy = await startMicrosocks();
-  const pc = await openProxyClient(parseProxy(proxy.url.replace("socks5://", "socks5h://")));
+  const pc = openProxyClient(parseProxy(proxy.url.replace("socks5://", "socks5h://")));
   try {
     assert.equal((await get(pc, `http://localhost:${origin.port}/h`)).body, "hello /h");
     assert.match(proxy.log(), new RegExp(`connected to localhost:${origin.port}`));
@@ -141,7 +141,7 @@ Deno.test("socks5h proxy: the host name is sent to the proxy to resolve", async 
 Deno.test("socks5 proxy: Deno sends the host name to the proxy, like socks5h", async () => {
   await using origin = startOrigin();
   const proxy = await startMicrosocks();
-  const pc = await openProxyClient(parseProxy(proxy.url));
+  const pc = openProxyClient(parseProxy(proxy.url));
   try {
     assert.equal((await get(pc, `http://localhost:${origin.port}/n`)).body, "hello /n");
     assert.match(proxy.log(), new RegExp(`connected to localhost:${origin.port}`));
@@ -156,8 +156,8 @@ Deno.test("https proxy (TLS to the proxy): used when its CA is trusted, refused 
   const proxy = await startHttpsProxy();
   const spec = parseProxy(proxy.url);
   assert.equal(spec.kind, "https");
-  const trusting = await openProxyClient(spec, { caCerts: [proxy.caCert] });
-  const untrusting = await openProxyClient(spec);
+  const trusting = openProxyClient(spec, { caCerts: [proxy.caCert] });
+  const untrusting = openProxyClient(spec);
   try {
     assert.equal((await get(trusting, `http://127.0.0.1:${origin.port}/t`)).body, "hello /t");
     assert.match(origin.seen[0], /tinyproxy/);
@@ -177,7 +177,7 @@ Deno.test("https proxy (TLS to the proxy): used when its CA is trusted, refused 
 Deno.test("https proxy with basic auth: http:// targets get 407 (Deno gap)", async () => {
   await using origin = startOrigin();
   const proxy = await startHttpsProxy({ user: "dave", pass: "Tls.Pass-42" });
-  const pc = await openProxyClient(parseProxy(proxy.url), { caCerts: [proxy.caCert] });
+  const pc = openProxyClient(parseProxy(proxy.url), { caCerts: [proxy.caCert] });
   try {
     const res = await get(pc, `http://127.0.0.1:${origin.port}/t`);
     assert.equal(res.status, 407);
@@ -192,9 +192,9 @@ Deno.test("https proxy with basic auth: http:// targets get 407 (Deno gap)", asy
 Deno.test("socks5 with user/password: works; a wrong password fails without leaking", async () => {
   await using origin = startOrigin();
   const proxy = await startMicrosocks({ user: "bob", pass: PASSWORD });
-  const good = await openProxyClient(parseProxy(proxy.url));
+  const good = openProxyClient(parseProxy(proxy.url));
   const wrongPw = "Wr0ngPassw0rd";
-  const bad = await openProxyClient(
+  const bad = openProxyClient(
     parseProxy(proxy.url.replace(encodeURIComponent(PASSWORD), wrongPw)),
   );
   try {
@@ -216,7 +216,7 @@ Deno.test("socks5 over a unix socket: relayed through the socket; fails once the
   const proxy = await startUnixSocks();
   const spec = parseProxy(proxy.url);
   assert.equal(spec.kind, "socks5-unix");
-  const pc = await openProxyClient(spec);
+  const pc = openProxyClient(spec);
   try {
     for (const path of ["/u1", "/u2", "/u3"]) {
       assert.equal((await get(pc, `http://localhost:${origin.port}${path}`)).body, `hello ${path}`);
@@ -234,8 +234,8 @@ Deno.test("socks5 over a unix socket: relayed through the socket; fails once the
 Deno.test("socks5 over a unix socket with a password; wrong password fails without leaking", async () => {
   await using origin = startOrigin();
   const proxy = await startUnixSocks({ user: "carol", pass: PASSWORD });
-  const good = await openProxyClient(parseProxy(proxy.url));
-  const bad = await openProxyClient(
+  const good = openProxyClient(parseProxy(proxy.url));
+  const bad = openProxyClient(
     parseProxy(proxy.url.replace(encodeURIComponent(PASSWORD), "nope1234")),
   );
   try {
@@ -254,7 +254,7 @@ Deno.test("socks5 over a unix socket with a password; wrong password fails witho
 Deno.test("socks5 over a missing unix socket: fetch fails, process carries on", async () => {
   await using origin = startOrigin();
   const dir = await Deno.makeTempDir();
-  const pc = await openProxyClient(parseProxy(`socks5://unix${dir}/absent.sock`));
+  const pc = openProxyClient(parseProxy(`socks5://unix${dir}/absent.sock`));
   try {
     for (let i = 0; i < 3; i++) await fetchError(pc, `http://127.0.0.1:${origin.port}/z`);
     assert.equal(origin.seen.length, 0);

@@ -107,7 +107,7 @@ async function exercise(location: StateLocation): Promise<void> {
   // Everything is in the database: a new connection finds it.
   const again = (await Store.openAt(location, { readOnly: true }))!;
   try {
-    assert.equal(await again.isKnownFeed("news"), true);
+    assert.equal((await again.lookup("news", [])).known, true);
     assert.equal((await again.lastSuccesses()).size, 1);
   } finally {
     again.close();

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { dbPath, type RunRecord, Store, StoreError } from "../../src/store/db.ts";
+import { type RunRecord, Store } from "../../src/store/db.ts";
+import { StoreError } from "../../src/store/failure.ts";
+import { dbPath } from "../../src/store/location.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import { createClient } from "npm:@libsql/client@^0.18.0";
 import { ManualClock } from "../support/manual_clock.ts";
@@ -77,7 +79,7 @@ Deno.test("read-only open refuses writes", async () => {
   const ro = await Store.open(`${dir}/db/nested`, { readOnly: true });
   try {
     await assert.rejects(ro!.markSent("f", entry("a"), "@c", 1, new Date()));
-    assert.equal(await ro!.isKnownFeed("f"), false);
+    assert.equal((await ro!.lookup("f", [])).known, false);
   } finally {
     ro!.close();
   }
@@ -86,15 +88,15 @@ Deno.test("read-only open refuses writes", async () => {
 Deno.test("first sighting, seen ids and sent marks", async () => {
   const { store } = await openTemp();
   try {
-    assert.equal(await store.isKnownFeed("news"), false);
+    assert.equal((await store.lookup("news", [])).known, false);
     await store.recordFirstSighting("news", [entry("a"), entry("b")], new Date());
-    assert.equal(await store.isKnownFeed("news"), true);
-    assert.equal(await store.isKnownFeed("other"), false);
+    assert.equal((await store.lookup("news", [])).known, true);
+    assert.equal((await store.lookup("other", [])).known, false);
     await store.markSent("news", entry("c"), "@chan", 42, new Date());
-    const seen = await store.seenIds("news", ["a", "b", "c", "d"]);
+    const { seen } = await store.lookup("news", ["a", "b", "c", "d"]);
     assert.deepEqual([...seen].sort(), ["a", "b", "c"]);
     // Entries are per feed.
-    assert.equal((await store.seenIds("other", ["a", "c"])).size, 0);
+    assert.equal((await store.lookup("other", ["a", "c"])).seen.size, 0);
     const rows = await store.query(
       "SELECT entry_id, status, chat_id, message_id FROM entries ORDER BY entry_id",
     );
@@ -108,12 +110,12 @@ Deno.test("first sighting, seen ids and sent marks", async () => {
   }
 });
 
-Deno.test("seenIds handles more ids than one statement binds", async () => {
+Deno.test("lookup handles more ids than one statement binds", async () => {
   const { store } = await openTemp();
   try {
     const many = Array.from({ length: 1200 }, (_, i) => entry(`e${i}`));
     await store.recordFirstSighting("big", many.filter((_, i) => i % 3 === 0), new Date());
-    const seen = await store.seenIds("big", many.map((e) => e.id));
+    const { seen } = await store.lookup("big", many.map((e) => e.id));
     assert.equal(seen.size, 400);
     assert.ok(seen.has("e1197"));
   } finally {
@@ -346,7 +348,7 @@ Deno.test("a version 2 database keeps its runs, each counted as one run", async 
 Deno.test("buffered no-op runs are written by a timer on the injected clock, without a flush", async () => {
   const dir = await Deno.makeTempDir();
   const clock = new ManualClock();
-  const store = (await Store.open(dir, { clock, flushAfterMs: 5000 }))!;
+  const store = (await Store.open(dir, { clock }))!;
   const count = async () => Number((await store.query("SELECT count(*) FROM runs"))[0][0]);
   try {
     await store.finishRun(runRecord("idle"));
@@ -354,11 +356,11 @@ Deno.test("buffered no-op runs are written by a timer on the injected clock, wit
     await store.finishRun(runRecord("quiet"));
     assert.equal(await count(), 0);
     assert.equal(clock.pending, 1, "one timer for the whole buffer");
-    await clock.advance(1999);
+    await clock.advance(26_999);
     assert.equal(await count(), 0);
     await clock.advance(1);
     await store.whenWritten();
-    assert.equal(await count(), 2, "written 5 s after the first buffered row");
+    assert.equal(await count(), 2, "written 30 s after the first buffered row");
     assert.equal(clock.pending, 0, "nothing buffered, no timer");
   } finally {
     store.close();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { dbPath, Store, StoreError } from "../../src/store/db.ts";
-import { describeFailure, sqliteCode } from "../../src/store/failure.ts";
+import { Store } from "../../src/store/db.ts";
+import { describeFailure, sqliteCode, StoreError } from "../../src/store/failure.ts";
+import { dbPath } from "../../src/store/location.ts";
 import { Database } from "../../src/store/sqlite.ts";
 import { storeEntry } from "../support/store_records.ts";
 

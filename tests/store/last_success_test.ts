@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { parse } from "../support/yaml.ts";
 import {
-  formatLastSuccess,
   LastSuccessError,
   LastSuccessFile,
   readLastSuccess,
@@ -219,7 +218,9 @@ Deno.test("readLastSuccess: our own lines and an edited file read as YAML reads 
   const path = `${dir}/l.yml`;
   const names = ['a"b', "c\\d", "é ü", "x: y", "#not-a-comment"];
   const at = new Date("2024-05-01T12:00:00Z");
-  await Deno.writeTextFile(path, formatLastSuccess(new Map(names.map((n) => [n, at]))));
+  const file = new LastSuccessFile(path);
+  for (const name of names) file.record(name, at);
+  await file.flush();
   const own = await readLastSuccess(path);
   assert.deepEqual([...own.keys()], names);
   assert.deepEqual(Object.keys(parse(await Deno.readTextFile(path))), names);

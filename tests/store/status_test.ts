@@ -1,13 +1,18 @@
 import assert from "node:assert/strict";
 import Database from "npm:libsql@0.5.29";
-import { dbPath, type RunRecord, Store } from "../../src/store/db.ts";
+import { type RunRecord, Store } from "../../src/store/db.ts";
+import { dbPath } from "../../src/store/location.ts";
 import { acquireLock } from "../../src/store/lock.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "../../src/store/migrations.ts";
-import { readFeedRecords } from "../../src/store/status.ts";
+import { readFeedRecords as readAt } from "../../src/store/status.ts";
 import { StoreError } from "../../src/store/failure.ts";
 import { runRecord, storeEntry } from "../support/store_records.ts";
 
 const DAY_BEFORE = new Date("2024-05-01T00:00:00.000Z");
+
+/** What status reads of `feeds` in the database in `dbDir`. */
+const readFeedRecords = (dbDir: string, feeds: string[], since: Date) =>
+  readAt({ kind: "file", dbDir }, feeds, since);
 
 const entry = (id: string) => storeEntry(id);
 

@@ -3,7 +3,7 @@ import type { FeedSettings } from "../../src/config/types.ts";
 import type { Entry } from "../../src/model/entry.ts";
 import type { Outbox, Sent } from "../../src/messenger/bot_api.ts";
 import type { Message } from "../../src/messenger/format.ts";
-import type { FeedRead, ReadOptions } from "../../src/forward/reader.ts";
+import type { FeedRead, ReadOptions } from "../../src/feeds/read.ts";
 import { createLogger, type Logger } from "../../src/log/logger.ts";
 
 export function makeEntry(id: string, minute = 0): Entry {

@@ -35,7 +35,7 @@ export async function dstRuns(
   feeds: ScheduledFeed[],
 ) {
   const clock = new ManualClock(Date.parse(startUtc));
-  const schedule = new Schedule(timezone === undefined ? {} : { timezone });
+  const schedule = new Schedule(timezone);
   schedule.update(
     feeds,
     new Map(feeds.map((f) => [f.name, new Date(clock.now())])),

@@ -8,6 +8,7 @@
  * stall limit; one that would pass the budget is refused with 503 instead of held. Small
  * answers are not counted: the connection cap bounds them.
  */
+import { Buffer } from "node:buffer";
 
 /**
  * Answers up to this size are sent as they are, uncounted: a stream costs a page of 1,000 rows
@@ -46,7 +47,7 @@ export class AnswerBudget {
     const pieces = answer instanceof Uint8Array ? [answer] : answer;
     let size = 0;
     for (const p of pieces) size += p.length;
-    if (size <= SMALL_ANSWER_BYTES) return pieces.length === 1 ? pieces[0] : concat(pieces, size);
+    if (size <= SMALL_ANSWER_BYTES) return Buffer.concat(pieces, size);
     if (this.#used + size > this.limit) return null;
     this.#used += size;
     let held: readonly Uint8Array[] | null = pieces;
@@ -88,15 +89,4 @@ export class AnswerBudget {
       cancel: release,
     }, { highWaterMark: 0 });
   }
-}
-
-/** The pieces, `size` bytes in all, in one array. */
-function concat(pieces: readonly Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let o = 0;
-  for (const p of pieces) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }

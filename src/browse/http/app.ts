@@ -34,10 +34,6 @@ export interface AppOptions {
   token?: string;
   cors: readonly string[];
   maxRows: number;
-  /** Largest request body accepted, bytes. */
-  maxBodyBytes?: number;
-  /** Longest query text accepted, characters. */
-  maxQueryChars?: number;
   history?: History;
   /** How the pages name the database, and whether they offer writes (--write). */
   label?: string;
@@ -47,6 +43,11 @@ export interface AppOptions {
   /** Whom a request comes from, for sharing the workers (the front's tag); default: one client. */
   clientOf?: (request: Request) => string;
 }
+
+/** Largest request body accepted, bytes. */
+const MAX_BODY_BYTES = 1024 * 1024;
+/** Longest query text accepted, characters. */
+const MAX_QUERY_CHARS = 100_000;
 
 /** A large answer the budget has no room for. */
 function budgetFull(): Response {
@@ -73,9 +74,7 @@ function answerResponse(answer: Answer, budget: AnswerBudget): Response {
 /** The browser's HTTP app: the API under /api and the pages at / and /db/ (pages/). */
 export function createApp(options: AppOptions): Hono {
   const app = new Hono();
-  const history = options.history ?? new History(500);
-  const maxBody = options.maxBodyBytes ?? 1024 * 1024;
-  const maxChars = options.maxQueryChars ?? 100_000;
+  const history = options.history ?? new History();
   const budget = options.answers ?? new AnswerBudget(4 * MAX_ANSWER_BYTES, STALL_MS);
   // On every path, so refusals and 404s carry them too.
   app.use("*", securityHeaders(), hostGuard(allowedHosts(options.host, options.port)));
@@ -87,7 +86,7 @@ export function createApp(options: AppOptions): Hono {
   const api = new Hono();
   api.use("*", corsGuard(options.cors), originGuard(options.cors));
   if (options.token !== undefined) api.use("*", tokenGuard(options.token));
-  api.use("*", bodyLimitGuard(maxBody));
+  api.use("*", bodyLimitGuard(MAX_BODY_BYTES));
 
   const clientOf = options.clientOf ?? (() => "");
   const runFor = (req: WorkerRequest, download: boolean, from: Request) =>
@@ -125,7 +124,7 @@ export function createApp(options: AppOptions): Hono {
 
   for (const op of ["query", "explain"] as const) {
     const handler = async (c: Context) => {
-      const input = await queryInput(c, maxChars);
+      const input = await queryInput(c, MAX_QUERY_CHARS);
       const download = op === "query" && input.format !== undefined;
       const { answer, response } = await run(c, {
         op,

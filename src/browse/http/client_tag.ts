@@ -78,36 +78,21 @@ export function insertAt(bytes: Uint8Array, at: readonly number[], insert: Uint8
 export function clientKey(hostname: string): string {
   const address = hostname.replace(/^\[|\]$/g, "").replace(/%.*$/, "").toLowerCase();
   if (!address.includes(":")) return address;
-  const groups = ipv6Groups(address);
-  if (groups === null) return address;
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
-    return [groups[6] >> 8, groups[6] & 255, groups[7] >> 8, groups[7] & 255].join(".");
+  let canonical: string;
+  try {
+    // The URL parser's canonical IPv6: lowercase hex groups (an IPv4 tail as two of them), the
+    // longest run of zero groups as "::".
+    canonical = new URL(`http://[${address}]`).hostname.slice(1, -1);
+  } catch {
+    return address;
   }
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
-}
-
-/** The eight 16-bit groups of an IPv6 address, or null when it is not one. */
-function ipv6Groups(address: string): number[] | null {
-  const halves = address.split("::");
-  if (halves.length > 2) return null;
-  const parse = (part: string): number[] | null => {
-    if (part === "") return [];
-    const out: number[] = [];
-    for (const g of part.split(":")) {
-      const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(g);
-      if (v4) {
-        const b = v4.slice(1).map(Number);
-        if (b.some((x) => x > 255)) return null;
-        out.push((b[0] << 8) | b[1], (b[2] << 8) | b[3]);
-      } else if (/^[0-9a-f]{1,4}$/.test(g)) out.push(parseInt(g, 16));
-      else return null;
-    }
-    return out;
-  };
-  const left = parse(halves[0]);
-  const right = halves.length === 2 ? parse(halves[1]) : [];
-  if (left === null || right === null) return null;
-  const fill = 8 - left.length - right.length;
-  if (halves.length === 2 ? fill < 1 : fill !== 0) return null;
-  return [...left, ...new Array<number>(fill).fill(0), ...right];
+  const [left, right] = canonical.split("::").map((half) => half === "" ? [] : half.split(":"));
+  const groups = right === undefined
+    ? left
+    : [...left, ...new Array<string>(8 - left.length - right.length).fill("0"), ...right];
+  if (groups.slice(0, 5).every((g) => g === "0") && groups[5] === "ffff") {
+    const [high, low] = groups.slice(6).map((g) => parseInt(g, 16));
+    return [high >> 8, high & 255, low >> 8, low & 255].join(".");
+  }
+  return `${groups.slice(0, 4).join(":")}::/64`;
 }

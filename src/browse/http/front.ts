@@ -5,7 +5,7 @@
  * for want of file descriptors; node:http's headersTimeout is not honoured by Deno either.
  *
  * So the public address is a plain TCP listener. A connection must finish its first request's
- * headers within `headerTimeoutMs`, else it is dropped; then its bytes are relayed, both ways
+ * headers within HEADER_TIMEOUT_MS, else it is dropped; then its bytes are relayed, both ways
  * and with back-pressure, to Deno.serve on a Unix socket in a private directory. Connections
  * are capped below the process's descriptor limit (each costs three descriptors: the client's,
  * the relay's and Deno.serve's). At the cap, room is made by dropping the oldest idle kept-alive
@@ -32,27 +32,22 @@ import { copy } from "../../net/unix_relay.ts";
 import { MessageScanner } from "./http_framing.ts";
 import { type ClientTag, ClientTags } from "./client_tag.ts";
 
-/** A Unix socket, or a loopback port where there are none (Windows). */
-export type Backend = { transport: "unix"; path: string } | {
-  transport: "tcp";
-  hostname: string;
-  port: number;
-};
+/** Where Deno.serve listens: a Unix socket, or a loopback port where there are none (Windows). */
+type Backend = Deno.UnixAddr | Deno.NetAddr;
 
 export interface FrontOptions {
   hostname: string;
   port: number;
   /** Where Deno.serve listens (see setBackend). */
   backend?: Backend;
-  /** How long a new connection may take to send its first request's headers. */
-  headerTimeoutMs?: number;
   /** The most open connections; default from the descriptor limit. */
   maxConnections?: number;
   /** The largest first-request header accepted, bytes. */
   maxHeaderBytes?: number;
 }
 
-export const HEADER_TIMEOUT_MS = 5_000;
+/** How long a new connection may take to send its first request's headers. */
+const HEADER_TIMEOUT_MS = 5_000;
 const MAX_HEADER_BYTES = 64 * 1024;
 /** Descriptors kept for everything else: worker pipes, the listener, files, the runtime. */
 const RESERVED_FDS = 64;
@@ -129,11 +124,6 @@ interface Client {
   gone: Promise<void>;
 }
 
-/** Whether a request of the client is being answered (its head is in, its answer not over). */
-function answering(c: Client): boolean {
-  return c.pending.length > 0;
-}
-
 function closeQuietly(conn: Deno.Conn | undefined): void {
   try {
     conn?.close();
@@ -171,7 +161,6 @@ const GONE_WAIT_MS = 1_000;
 export class Front {
   readonly #listener: Deno.TcpListener;
   readonly #clients = new Set<Client>();
-  readonly #headerTimeoutMs: number;
   readonly #max: number;
   readonly #maxHeader: number;
   #backend: Backend | undefined;
@@ -187,7 +176,6 @@ export class Front {
   constructor(options: FrontOptions) {
     this.#listener = Deno.listen({ hostname: options.hostname, port: options.port });
     this.#backend = options.backend;
-    this.#headerTimeoutMs = options.headerTimeoutMs ?? HEADER_TIMEOUT_MS;
     this.#max = options.maxConnections ?? connectionCap(descriptorLimit());
     this.#maxHeader = options.maxHeaderBytes ?? MAX_HEADER_BYTES;
     this.done = this.#accept();
@@ -241,7 +229,8 @@ export class Front {
     let sending: Client | undefined;
     let wait = false;
     for (const c of this.#clients) {
-      if (c.closed || answering(c)) continue;
+      // A connection with a request being answered is never dropped.
+      if (c.closed || c.pending.length > 0) continue;
       if (!c.opening && c.requests?.between) return { victim: c, wait };
       if (!c.opening) continue;
       if (c.seen === 0 && this.#turn - c.turn < READ_TURNS) wait = true;
@@ -319,7 +308,7 @@ export class Front {
   }
 
   async #serve(c: Client): Promise<void> {
-    const timer = setTimeout(() => this.#drop(c, "header-timeout"), this.#headerTimeoutMs);
+    const timer = setTimeout(() => this.#drop(c, "header-timeout"), HEADER_TIMEOUT_MS);
     let head = new Uint8Array(4096);
     try {
       for (;;) {
@@ -342,11 +331,7 @@ export class Front {
     }
     if (c.closed) return;
     const size = c.seen;
-    if (
-      indexOfBytes(head.subarray(0, Math.min(size, HTTP2_PREFACE.length)), HTTP2_PREFACE, 0) > 0
-    ) {
-      return this.#drop(c, "protocol");
-    }
+    if (HTTP2_PREFACE.every((b, i) => i < size && head[i] === b)) return this.#drop(c, "protocol");
     const lineEnds: number[] = [];
     const requests = new MessageScanner("request", {
       line: (text, at) => c.tag.follows(text) && lineEnds.push(at),
@@ -374,8 +359,8 @@ export class Front {
     const backend = this.#backend;
     if (backend === undefined) return;
     try {
-      c.upstream = backend.transport === "unix"
-        ? await Deno.connect(backend)
+      c.upstream = "path" in backend
+        ? await Deno.connect({ transport: "unix", path: backend.path })
         : await Deno.connect({ hostname: backend.hostname, port: backend.port });
     } catch {
       // Out of descriptors after all: its request gets an answer, not a silent close.

@@ -54,11 +54,6 @@ export class MessageScanner {
     return this.#state === "start";
   }
 
-  /** Some of a message's head has arrived, not all of it. */
-  get inHead(): boolean {
-    return this.#state === "head";
-  }
-
   feed(bytes: Uint8Array): void {
     let i = 0;
     while (i < bytes.length) {
@@ -86,11 +81,20 @@ export class MessageScanner {
           else if (this.#text.length > MAX_HEAD) this.#state = "close";
           break;
         }
-        case "body": {
+        case "body":
+        case "chunk-data":
+        case "chunk-end": {
+          // Skipped by their length: a body, a chunk's data, the CRLF after it.
           const n = Math.min(this.#left, bytes.length - i);
           i += n;
           this.#left -= n;
-          if (this.#left === 0) this.#ended();
+          if (this.#left > 0) break;
+          if (this.#state === "body") this.#ended();
+          else if (this.#state === "chunk-end") this.#state = "chunk-size";
+          else {
+            this.#left = 2;
+            this.#state = "chunk-end";
+          }
           break;
         }
         case "chunk-size":
@@ -112,23 +116,6 @@ export class MessageScanner {
             this.#left = size;
             this.#state = "chunk-data";
           }
-          break;
-        }
-        case "chunk-data": {
-          const n = Math.min(this.#left, bytes.length - i);
-          i += n;
-          this.#left -= n;
-          if (this.#left === 0) {
-            this.#left = 2;
-            this.#state = "chunk-end";
-          }
-          break;
-        }
-        case "chunk-end": {
-          const n = Math.min(this.#left, bytes.length - i);
-          i += n;
-          this.#left -= n;
-          if (this.#left === 0) this.#state = "chunk-size";
           break;
         }
       }

@@ -24,14 +24,19 @@ const INT64_MAX = 2n ** 63n - 1n;
  * JSON.parse that keeps every integer literal an integer, as a bigint, by reading each
  * number's source text (the reviver's third argument, V8's JSON.parse source text access):
  * `5` is bound as SQLite's INTEGER 5 and stays exact beyond 2^53. Numbers written with a
- * fraction or an exponent stay doubles (REAL): that is what they say they are.
+ * fraction or an exponent stay doubles (REAL): that is what they say they are. Text that is
+ * not JSON is a 400 saying `invalid`.
  */
-export function parseJson(text: string): unknown {
-  return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) => {
-    if (typeof value !== "number") return value;
-    const source = context?.source;
-    return source !== undefined && /^-?\d+$/.test(source) ? BigInt(source) : value;
-  });
+export function parseJson(text: string, invalid: string): unknown {
+  try {
+    return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) => {
+      if (typeof value !== "number") return value;
+      const source = context?.source;
+      return source !== undefined && /^-?\d+$/.test(source) ? BigInt(source) : value;
+    });
+  } catch {
+    throw new HttpError(400, invalid);
+  }
 }
 
 function convertParam(v: unknown, name: string): unknown {
@@ -70,17 +75,9 @@ function convertParam(v: unknown, name: string): unknown {
  */
 export function parseParams(raw: unknown): unknown[] | Record<string, unknown> | undefined {
   if (raw === undefined || raw === null || raw === "") return undefined;
-  let value: unknown = raw;
-  if (typeof raw === "string") {
-    try {
-      value = parseJson(raw);
-    } catch {
-      throw new HttpError(400, "params must be a JSON array or object");
-    }
-  }
-  if (typeof value !== "object" || value === null) {
-    throw new HttpError(400, "params must be a JSON array or object");
-  }
+  const invalid = "params must be a JSON array or object";
+  const value = typeof raw === "string" ? parseJson(raw, invalid) : raw;
+  if (typeof value !== "object" || value === null) throw new HttpError(400, invalid);
   return Array.isArray(value)
     ? value.map((v, i) => convertParam(v, `params[${i}]`))
     : Object.fromEntries(
@@ -104,12 +101,7 @@ export async function queryInput(c: Context, maxChars: number): Promise<QueryInp
     const text = await c.req.text();
     const type = (c.req.header("content-type") ?? "text/plain").split(";")[0].trim().toLowerCase();
     if (type === "application/json") {
-      let body: unknown;
-      try {
-        body = parseJson(text);
-      } catch {
-        throw new HttpError(400, "the body is not valid JSON");
-      }
+      const body = parseJson(text, "the body is not valid JSON");
       if (typeof body !== "object" || body === null || Array.isArray(body)) {
         throw new HttpError(
           400,

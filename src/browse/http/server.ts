@@ -1,15 +1,11 @@
 import { createApp } from "./app.ts";
 import { Front } from "./front.ts";
-import { History } from "./history.ts";
 import { WorkerPool } from "../pool/pool.ts";
 import { accessProblem } from "./security.ts";
 
 /** A start-up refusal (unsafe binding, unopenable database): one line, no stack. */
 export class BrowseError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "BrowseError";
-  }
+  override name = "BrowseError";
 }
 
 export interface BrowseOptions {
@@ -75,7 +71,6 @@ export async function startBrowser(options: BrowseOptions): Promise<RunningBrows
     token: options.token,
     cors: options.cors,
     maxRows: options.maxRows,
-    history: new History(500),
     label: options.label,
     write: options.write,
     clientOf: (request) => front.tags.clientOf(request.headers),
@@ -87,17 +82,10 @@ export async function startBrowser(options: BrowseOptions): Promise<RunningBrows
   const dir = await Deno.makeTempDir({ prefix: "courier-browse-" });
   const socket = `${dir}/http.sock`;
   const unix = Deno.build.os !== "windows";
-  let listening: (addr: Deno.Addr) => void = () => {};
-  const listened = new Promise<Deno.Addr>((r) => (listening = r));
   const server = unix
-    ? Deno.serve({ path: socket, onListen: listening }, app.fetch)
-    : Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: listening }, app.fetch);
-  const addr = await listened;
-  front.setBackend(
-    unix
-      ? { transport: "unix", path: socket }
-      : { transport: "tcp", hostname: "127.0.0.1", port: (addr as Deno.NetAddr).port },
-  );
+    ? Deno.serve({ path: socket, onListen: () => {} }, app.fetch)
+    : Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
+  front.setBackend(server.addr);
   const shown = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
     url: `http://${shown}:${port}/`,

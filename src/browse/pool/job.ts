@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 /**
  * One request on one worker process: its time budget, its cancellation, and its answer,
  * buffered whole (bounded) or streamed (downloads). Which worker, and what happens to a worker
@@ -24,37 +25,31 @@ import { TimeLimitError } from "../sql/db.ts";
  * same message as a worker that stopped its query itself (TimeLimitError).
  */
 export class QueryTimeoutError extends TimeLimitError {
-  constructor(limitMs: number) {
-    super(limitMs);
-    this.name = "QueryTimeoutError";
-  }
+  override name = "QueryTimeoutError";
 }
 
 /** A worker died or could not start; the message is safe to show. */
 export class WorkerError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "WorkerError";
-  }
+  override name = "WorkerError";
 }
 
 /** The client went away: its request was dropped from the queue or its worker killed. */
 export class RequestCancelledError extends WorkerError {
+  override name = "RequestCancelledError";
   constructor() {
     super("the client went away; the query was stopped");
-    this.name = "RequestCancelledError";
   }
 }
 
 /** A (non-download) answer larger than the pool holds in memory for one request. */
 export class AnswerTooLargeError extends WorkerError {
+  override name = "AnswerTooLargeError";
   constructor(readonly limitBytes: number) {
     super(
       `the answer is larger than ${
         Math.round(limitBytes / 1024 / 1024)
       } MiB: select fewer rows or columns, or download it (format=csv, xml or json)`,
     );
-    this.name = "AnswerTooLargeError";
   }
 }
 
@@ -269,14 +264,7 @@ export async function runJob(
         } else if (frame.kind === FRAME_END) {
           const end = finish(frame);
           // A worker sends a buffered answer as one frame: its payload is the body as it is.
-          const body = parts.length === 1 ? parts[0] : new Uint8Array(size);
-          if (parts.length !== 1) {
-            let o = 0;
-            for (const p of parts) {
-              body.set(p, o);
-              o += p.length;
-            }
-          }
+          const body = parts.length === 1 ? parts[0] : Buffer.concat(parts, size);
           // Finished within the grace for a client that is gone: not a call anyone received.
           return { head, body, done: Promise.resolve(signal?.aborted ? null : end) };
         }

@@ -21,21 +21,13 @@ import { isRemote } from "../sql/db_url.ts";
 import { realClock } from "../../time/clock.ts";
 import { type Deadline, Deadlines } from "../../time/deadlines.ts";
 
-export {
-  type Answer,
-  AnswerTooLargeError,
-  type KillReason,
-  QueryTimeoutError,
-  RequestCancelledError,
-  WorkerError,
-} from "./job.ts";
-export type { SpawnWorker } from "./spawn.ts";
+export { type Answer, QueryTimeoutError, WorkerError } from "./job.ts";
 
 /** Every worker is busy and the queue is full: answer 503 with `Retry-After`. */
 export class QueueFullError extends Error {
+  override name = "QueueFullError";
   constructor(readonly retryAfterSeconds: number) {
     super("the server is busy (every query worker is taken and the queue is full): retry later");
-    this.name = "QueueFullError";
   }
 }
 
@@ -460,25 +452,20 @@ export class WorkerPool {
   ): Promise<Worker> {
     if (this.#closed) return Promise.reject(new WorkerError("the server is shutting down"));
     if (signal?.aborted) return Promise.reject(new RequestCancelledError());
-    const served = !download || this.#downloadRoom();
-    for (let w = served ? this.#idle.pop() : undefined; w; w = this.#idle.pop()) {
-      if (w.dead) {
-        this.#replace(w, "failed");
-        continue;
+    // An idle regular worker first, then an idle spare, each if it may serve the request.
+    const room = this.#downloadRoom();
+    for (const [idle, spare] of [[this.#idle, false], [this.#idleSpares, true]] as const) {
+      const may = servable({ client, suspect, download }, spare, room);
+      for (let w = may ? idle.pop() : undefined; w; w = idle.pop()) {
+        clearTimeout(w.retire);
+        if (w.dead) {
+          this.#replace(w, "failed");
+          continue;
+        }
+        this.#busy(w, client);
+        if (download) this.#downloads++;
+        return Promise.resolve(w);
       }
-      this.#busy(w, client);
-      if (download) this.#downloads++;
-      return Promise.resolve(w);
-    }
-    const spareOk = !suspect && !download;
-    for (let w = spareOk ? this.#idleSpares.pop() : undefined; w; w = this.#idleSpares.pop()) {
-      clearTimeout(w.retire);
-      if (w.dead) {
-        this.#replace(w, "failed");
-        continue;
-      }
-      this.#busy(w, client);
-      return Promise.resolve(w);
     }
     if (!again && this.#queue.length >= this.#maxQueue) {
       // The client with the most waiting makes room, not one that waits for less.

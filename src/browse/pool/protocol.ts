@@ -31,9 +31,9 @@ export function frameJson<T>(frame: Frame): T {
 
 /** A frame longer than the reader accepts. */
 export class FrameTooLargeError extends Error {
+  override name = "FrameTooLargeError";
   constructor(readonly size: number) {
     super(`a frame of ${size} bytes is larger than allowed`);
-    this.name = "FrameTooLargeError";
   }
 }
 
@@ -57,13 +57,11 @@ export class FrameReader {
   async #fill(n: number): Promise<boolean> {
     while (this.#end - this.#start < n) {
       if (this.#buf.length - this.#start < n) {
-        // Make room: move the unread bytes to the front, growing for an unusually big frame.
-        const size = Math.max(this.#buf.length, n);
-        const next = size === this.#buf.length ? this.#buf : new Uint8Array(size);
-        next.set(this.#buf.subarray(this.#start, this.#end), 0);
+        // Make room: move the unread bytes to the front (a frame larger than the buffer is
+        // read by #readLarge, so `n` always fits).
+        this.#buf.copyWithin(0, this.#start, this.#end);
         this.#end -= this.#start;
         this.#start = 0;
-        this.#buf = next;
       }
       const view = new Uint8Array(this.#buf.buffer, this.#end, this.#buf.length - this.#end);
       const { value, done } = await this.#reader.read(view);

@@ -9,15 +9,14 @@ const REMOTE_WORKER_MODULE = new URL("./remote_worker.ts", import.meta.url);
 const DENO_JSON = new URL("../../../deno.json", import.meta.url);
 
 /**
- * V8 flags for workers, set through the environment so they reach a compiled courier too.
+ * V8 flags for workers, set through the environment so they reach a compiled courier too
+ * (DENO_V8_FLAGS separates flags with commas).
  *
  * A bounded young generation: a download makes garbage fast (every row's values and text) though
  * little of it lives, and V8 answers a high allocation rate by growing the young generation to
- * its maximum (16 MB semi-spaces): a worker's RSS rose by about 75 MB during any large export.
- * With 8 MB semi-spaces a worker peaks at ~86 MB through a 300,000-row CSV download (with 2 MB,
- * ~67 MB), and a 1,000-row page is answered ~3% faster than with 2 MB: each young collection
- * copies the page being built, and smaller semi-spaces collect more often (bench/NOTES.md).
- * (DENO_V8_FLAGS separates flags with commas.)
+ * its maximum, which grew a worker during any large export. Not below 8 MB: each young
+ * collection copies the page being built, and smaller semi-spaces collect more often, which
+ * slowed a 1,000-row page (figures in bench/NOTES.md, issue 24).
  *
  * A bounded old generation: a value built in JS (a huge text or BLOB turned into JSON) can no
  * longer grow a worker to gigabytes; past the limit V8 ends the process, which the pool sees

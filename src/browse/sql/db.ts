@@ -50,32 +50,26 @@ export interface Db {
 
 /** Thrown for SQL errors and unopenable databases: its message is SQLite's. */
 export class DbError extends Error {
+  override name = "DbError";
   constructor(message: string, readonly code = "") {
     super(message);
-    this.name = "DbError";
   }
 }
 
 /** A statement the rules refuse: HTTP 403 with this message. */
 export class RefusedError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "RefusedError";
-  }
+  override name = "RefusedError";
 }
 
 /** A statement past the request's time limit, stopped by the driver itself (HTTP 504). */
 export class TimeLimitError extends Error {
+  override name = "TimeLimitError";
   constructor(readonly limitMs: number) {
     super(`the query ran longer than the time limit (${limitMs} ms) and was stopped`);
-    this.name = "TimeLimitError";
   }
 }
 
 /** An answer past a cap the driver holds it to (HTTP 413): the message says which and why. */
 export class TooLargeError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "TooLargeError";
-  }
+  override name = "TooLargeError";
 }

@@ -12,8 +12,6 @@ import type { WorkerRequest } from "../pool/protocol.ts";
 import { JSON_TYPE, runQuery, type Sink } from "./query.ts";
 import { SqlTextError } from "./sql_text.ts";
 
-export type { Sink } from "./query.ts";
-
 function jsonAnswer(sink: Sink, status: number, body: unknown, started: number): void {
   sink.head({ status, contentType: JSON_TYPE });
   sink.chunk(JSON.stringify(body));
@@ -70,7 +68,7 @@ export class Executor {
         }
         case "query":
         case "explain":
-          return await runQuery({ db: this.db, write: this.write }, req, sink, started);
+          return await runQuery(this.db, this.write, req, sink, started);
       }
     } catch (error) {
       this.#release();

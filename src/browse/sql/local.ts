@@ -267,14 +267,10 @@ function openGuarded(path: string, readOnly: boolean): { db: NodeDatabase; g: Gu
     }
     db.setAuthorizer((action, a, b, schema) => {
       if (g.internal) return C.SQLITE_OK;
-      const why = a === null ? refusal(action, a, b, schema, g.writing) : refusal(
-        action,
-        a,
-        b,
-        schema,
-        g.writing,
-        { shadow: g.shadows.has(a), pragma: pragmaTables.has(a.toLowerCase()) },
-      );
+      const table = a === null
+        ? undefined
+        : { shadow: g.shadows.has(a), pragma: pragmaTables.has(a.toLowerCase()) };
+      const why = refusal(action, a, b, schema, g.writing, table);
       if (why === null) return C.SQLITE_OK;
       g.refused ??= why;
       return C.SQLITE_DENY;
@@ -562,7 +558,8 @@ export function openLocal(
       );
     }
   };
-  const run: Db["run"] = (sql, params, options, onColumns, onRow, onRows) => {
+  // deno-lint-ignore require-await -- async so that whatever it throws becomes a rejection.
+  const run: Db["run"] = async (sql, params, options, onColumns, onRow, onRows) => {
     g.refused = null;
     g.writing = options.write;
     const writing = g.writing;
@@ -583,10 +580,7 @@ export function openLocal(
       try {
         const info = first!.run(...bindArgs(params));
         onColumns([]);
-        return Promise.resolve({
-          changes: Number(info.changes),
-          lastInsertRowid: info.lastInsertRowid,
-        });
+        return { changes: Number(info.changes), lastInsertRowid: info.lastInsertRowid };
       } catch (error) {
         throw fail(error);
       }
@@ -612,13 +606,13 @@ export function openLocal(
       if (holding) leave();
       onColumns(names);
       for (const row of rows) if (!onRow(row)) break;
-      return Promise.resolve({});
+      return {};
     }
     const begin = () => onColumns(names);
     if (limit === undefined) {
       stream(stmt, params, begin, onRow);
       if (holding) leave();
-      return Promise.resolve({});
+      return {};
     }
     const rows = batch(stmt, params, names.length, limit);
     if (rows === null) {
@@ -641,7 +635,7 @@ export function openLocal(
         throw error;
       }
       if (holding) leave();
-      return Promise.resolve({});
+      return {};
     }
     if (holding) leave();
     begin();
@@ -649,7 +643,7 @@ export function openLocal(
     if (onRows) onRows(rows);
     else for (const row of rows) if (!onRow(row)) break;
     if (reuse) remember(key, { stmt, names, v: version });
-    return Promise.resolve({});
+    return {};
   };
   return {
     all(sql, params = []) {
@@ -659,13 +653,7 @@ export function openLocal(
         return true;
       }).then(() => rows);
     },
-    run: (...args) => {
-      try {
-        return run(...args);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    },
+    run,
     hold() {
       holding = true;
     },

@@ -5,18 +5,7 @@
  * that is a number counts as that number; a result that is not a number (sqrt(-1)) is NULL;
  * ceil, floor and trunc keep an integer an integer.
  */
-
-/** What a function registered with `useBigIntArguments` is given. */
-type SqlValue = null | number | bigint | string | Uint8Array;
-
-/** The part of node:sqlite's DatabaseSync that registers functions. */
-export interface FunctionHost {
-  function(
-    name: string,
-    options: { deterministic?: boolean; useBigIntArguments?: boolean; varargs?: boolean },
-    fn: (...args: SqlValue[]) => unknown,
-  ): void;
-}
+import type { DatabaseSync, SQLOutputValue as SqlValue } from "node:sqlite";
 
 /** A number as SQLite's numeric affinity reads a text: decimal, optional sign and exponent. */
 const NUMERIC_TEXT = /^[ \t\n\f\r]*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?[ \t\n\f\r]*$/;
@@ -112,7 +101,7 @@ const ROUNDING: Record<string, (x: number) => number> = {
 };
 
 /** Registers the math functions on a connection, each deterministic. */
-export function registerMath(db: FunctionHost): void {
+export function registerMath(db: Pick<DatabaseSync, "function">): void {
   const options = { deterministic: true, useBigIntArguments: true };
   for (const [name, f] of Object.entries(UNARY)) db.function(name, options, unary(f));
   for (const [name, f] of Object.entries(BINARY)) db.function(name, options, binary(f));

@@ -53,19 +53,14 @@ export function decodeParams(params: unknown): Params {
   );
 }
 
-export interface QueryContext {
-  db: Db;
-  write: boolean;
-}
-
-/** Runs one query request: runs and encodes it, answering through the sink. */
+/** Runs one query request and encodes it into the sink; `canWrite`: the server has --write. */
 export async function runQuery(
-  ctx: QueryContext,
+  db: Db,
+  canWrite: boolean,
   req: QueryRequest,
   sink: Sink,
   started: number,
 ): Promise<void> {
-  const { db } = ctx;
   // SQLite compiles only the first statement of a text: a second must not be dropped silently.
   const { statement, tokens } = singleStatement(req.sql);
   const { mode, inner } = explainPrefix(tokens);
@@ -79,7 +74,7 @@ export async function runQuery(
   ) {
     throw new SqlTextError("a query with ? parameters takes its params as a JSON array");
   }
-  const write = ctx.write && !req.readOnly;
+  const write = canWrite && !req.readOnly;
   const runText = req.op === "explain" ? `EXPLAIN QUERY PLAN ${statement}` : statement;
 
   const download = req.format !== "json";
@@ -125,7 +120,6 @@ export async function runQuery(
     }
     if (!download) {
       const piece = jsonRowOf(row);
-      // With the comma before every row but the first.
       const chars = piece.length + (rows === 0 ? 0 : 1);
       if (size + chars > MAX_JSON_ANSWER_CHARS) {
         truncated = true;

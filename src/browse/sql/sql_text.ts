@@ -16,10 +16,7 @@ export interface Token {
 
 /** Thrown for text the tokenizer cannot read (an unterminated string or comment). */
 export class SqlTextError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "SqlTextError";
-  }
+  override name = "SqlTextError";
 }
 
 const WORD_START = /[A-Za-z_\u0080-\uFFFF]/;

@@ -73,6 +73,21 @@ export interface CellLinks {
   ref?: string;
 }
 
+/** The head row of a table: its column names. */
+export function Head({ names }: { names: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {names.map((name) => (
+          <th>
+            <Visible text={name} />
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 /** One cell of a result table. */
 export function Cell({ value, links }: { value: unknown; links?: CellLinks }) {
   if (value === null) return <td class="null">NULL</td>;

@@ -11,7 +11,6 @@ import { STYLE } from "./style.ts";
 import { Visible } from "./cells.tsx";
 import { BASE, tablePath } from "./urls.ts";
 
-// Web Crypto: see the note on node:crypto's cost in the server process.
 async function sha256(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return `'sha256-${new Uint8Array(digest).toBase64()}'`;

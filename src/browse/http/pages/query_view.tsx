@@ -1,7 +1,7 @@
 // deno-lint-ignore-file jsx-key -- rendered once on the server: no list is ever diffed.
 /** The query editor and its results, the query plan as a tree, the history, the home page. */
 import type { Child } from "hono/jsx";
-import { Cell, hasHidden, Visible } from "./cells.tsx";
+import { Cell, hasHidden, Head, Visible } from "./cells.tsx";
 import type { HistoryEntry } from "../history.ts";
 import type { SavedQuery } from "./operator_queries.ts";
 import type { Rows } from "./reads.ts";
@@ -153,15 +153,7 @@ export function QueryView({ q }: { q: QueryPage }) {
               : ""}
             <div class="scroll">
               <table class="rows">
-                <thead>
-                  <tr>
-                    {r.columns.map((c) => (
-                      <th>
-                        <Visible text={c} />
-                      </th>
-                    ))}
-                  </tr>
-                </thead>
+                <Head names={r.columns} />
                 <tbody>
                   {shown.map((row) => <tr>{row.map((v) => <Cell value={v} />)}</tr>)}
                 </tbody>

@@ -197,7 +197,9 @@ export function mountPages(app: Hono, o: PagesOptions): void {
         : start.kind === "offset"
         ? start.page
         : start.kind === "last"
-        ? lastPage
+        // The last page, read backwards, holds a full page: in line with the others only when
+        // the count is a whole number of pages.
+        ? (count % st.size === 0 ? lastPage : null)
         : st.page > 1 || c.req.query("page") !== undefined
         ? st.page
         : null,
@@ -206,10 +208,6 @@ export function mountPages(app: Hono, o: PagesOptions): void {
       offset: pq.offset,
       fks,
     };
-    if (start.kind === "last" && lastPage !== null && count % st.size !== 0) {
-      // The last page read backwards holds a full page: it is not aligned with the others.
-      p.page = null;
-    }
     return <TableView p={p} />;
   });
 

@@ -2,7 +2,7 @@
 import { blobBytes, FullValue, isBlob, sizeText, Visible } from "./cells.tsx";
 import type { ForeignKey } from "../../sql/introspect.ts";
 import type { TableInfo } from "./reads.ts";
-import { rowsText, Tabs, Title } from "./table_view.tsx";
+import { Heading, rowsText } from "./table_view.tsx";
 import { cellUrl, equalsUrl, tablePath } from "./urls.ts";
 
 export interface Referrer {
@@ -25,8 +25,7 @@ export function RowView({ r }: { r: RowPage }) {
   const fkOf = new Map(r.fks.filter((f) => f.single && f.to !== null).map((f) => [f.from, f]));
   return (
     <>
-      <Title info={info} />
-      <Tabs table={info.name} current="rows" />
+      <Heading info={info} current="rows" />
       <h2>
         Row <code>{r.key}</code>
       </h2>
@@ -97,8 +96,7 @@ export function CellView(
 ) {
   return (
     <>
-      <Title info={info} />
-      <Tabs table={info.name} current="rows" />
+      <Heading info={info} current="rows" />
       <h2>
         <Visible text={column} /> of row <code>{key}</code>
       </h2>

@@ -1,8 +1,8 @@
 /** A table's structure: columns, indexes, foreign keys both ways, triggers, its CREATE. */
-import { Visible } from "./cells.tsx";
+import { Head, Visible } from "./cells.tsx";
 import type { ForeignKey, IndexInfo } from "../../sql/introspect.ts";
 import type { TableInfo } from "./reads.ts";
-import { Tabs, Title } from "./table_view.tsx";
+import { Heading } from "./table_view.tsx";
 import { tablePath } from "./urls.ts";
 
 export interface StructurePage {
@@ -26,8 +26,7 @@ export function StructureView({ s }: { s: StructurePage }) {
   const { info } = s;
   return (
     <>
-      <Title info={info} />
-      <Tabs table={info.name} current="structure" />
+      <Heading info={info} current="structure" />
       <p class="note">
         {info.kind}
         {info.withoutRowid ? ", WITHOUT ROWID" : ""}
@@ -36,16 +35,9 @@ export function StructureView({ s }: { s: StructurePage }) {
       <h2>Columns</h2>
       <div class="scroll">
         <table class="meta">
-          <thead>
-            <tr>
-              <th>name</th>
-              <th>type</th>
-              <th>NOT NULL</th>
-              <th>default</th>
-              <th>primary key</th>
-              <th>generated / hidden</th>
-            </tr>
-          </thead>
+          <Head
+            names={["name", "type", "NOT NULL", "default", "primary key", "generated / hidden"]}
+          />
           <tbody>
             {info.columns.map((c) => (
               <tr>
@@ -68,15 +60,7 @@ export function StructureView({ s }: { s: StructurePage }) {
             <h2>Indexes</h2>
             {s.indexes.length === 0 ? <p class="note">none</p> : (
               <table class="meta">
-                <thead>
-                  <tr>
-                    <th>name</th>
-                    <th>columns</th>
-                    <th>unique</th>
-                    <th>partial</th>
-                    <th>made by</th>
-                  </tr>
-                </thead>
+                <Head names={["name", "columns", "unique", "partial", "made by"]} />
                 <tbody>
                   {s.indexes.map((ix) => (
                     <tr>

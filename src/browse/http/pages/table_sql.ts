@@ -186,9 +186,7 @@ export function pageQuery(
   const parts = keyParts(shape, sort);
   const hasKey = shape.key.kind !== "none";
   const desc = sort?.desc ?? false;
-  const where = filterTerms(filters);
-  const params = [...where.params];
-  const terms = [...where.terms];
+  const { terms, params } = filterTerms(filters);
   const backwards = start.kind === "before" || start.kind === "last";
   if (start.kind === "after" || start.kind === "before") {
     if (!hasKey) throw new HttpError(400, "this view has no key to page by");
@@ -198,16 +196,14 @@ export function pageQuery(
     terms.push(past.sql);
     params.push(...past.params);
   }
-  const selectKey = hasKey ? parts.map((p) => `${p}, typeof(${p})`).join(", ") + ", " : "";
-  const direction = (desc !== backwards) ? " DESC" : "";
-  const order = (hasKey ? parts : sort ? [quoteName(sort.column)] : [])
-    .map((p) => p + direction).join(", ");
+  const selectKey = hasKey ? parts.map((p) => `${p}, typeof(${p}), `).join("") : "";
+  // Without a key, the parts are the sort column alone, if any.
+  const order = parts.map((p) => desc !== backwards ? `${p} DESC` : p).join(", ");
   let sql = `SELECT ${selectKey}* FROM ${quoteName(shape.name)}`;
   if (terms.length > 0) sql += ` WHERE ${terms.join(" AND ")}`;
   if (order) sql += ` ORDER BY ${order}`;
   sql += " LIMIT ?";
   params.push(size + 1);
-  const offset = start.kind === "offset" || (!hasKey && start.kind === "last");
   if (start.kind === "offset") {
     sql += " OFFSET ?";
     params.push((start.page - 1) * size);
@@ -217,7 +213,7 @@ export function pageQuery(
     params,
     keyColumns: hasKey ? parts.length * 2 : 0,
     reversed: backwards && hasKey,
-    offset,
+    offset: start.kind === "offset" || (!hasKey && start.kind === "last"),
   };
 }
 
@@ -228,9 +224,7 @@ export function downloadQuery(
   sort: Sort | undefined,
 ): Statement {
   const where = filterTerms(filters);
-  const parts = keyParts(shape, sort);
-  const order = (shape.key.kind !== "none" ? parts : sort ? [quoteName(sort.column)] : [])
-    .map((p) => p + (sort?.desc ? " DESC" : "")).join(", ");
+  const order = keyParts(shape, sort).map((p) => sort?.desc ? `${p} DESC` : p).join(", ");
   let sql = `SELECT * FROM ${quoteName(shape.name)}`;
   if (where.terms.length > 0) sql += ` WHERE ${where.terms.join(" AND ")}`;
   if (order) sql += ` ORDER BY ${order}`;

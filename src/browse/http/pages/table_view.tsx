@@ -60,28 +60,28 @@ function nextSort(sort: Sort | undefined, column: string): Sort | undefined {
   return sort.desc ? undefined : { column, desc: true };
 }
 
-export function Tabs({ table, current }: { table: string; current: "rows" | "structure" }) {
+/** A table's name and kind, and the tabs of its views. */
+export function Heading({ info, current }: { info: TableInfo; current: "rows" | "structure" }) {
   return (
-    <nav class="tabs" aria-label="Views of this table">
-      <a href={tablePath(table)} aria-current={current === "rows" ? "page" : undefined}>Rows</a>
-      <a
-        href={tablePath(table, "structure")}
-        aria-current={current === "structure" ? "page" : undefined}
-      >
-        Structure
-      </a>
-    </nav>
-  );
-}
-
-export function Title({ info }: { info: TableInfo }) {
-  return (
-    <h1>
-      <Visible text={info.name} />
-      {info.kind !== "table"
-        ? <span class="kind">{info.kind === "view" ? "view" : "virtual table"}</span>
-        : ""}
-    </h1>
+    <>
+      <h1>
+        <Visible text={info.name} />
+        {info.kind !== "table"
+          ? <span class="kind">{info.kind === "view" ? "view" : "virtual table"}</span>
+          : ""}
+      </h1>
+      <nav class="tabs" aria-label="Views of this table">
+        <a href={tablePath(info.name)} aria-current={current === "rows" ? "page" : undefined}>
+          Rows
+        </a>
+        <a
+          href={tablePath(info.name, "structure")}
+          aria-current={current === "structure" ? "page" : undefined}
+        >
+          Structure
+        </a>
+      </nav>
+    </>
   );
 }
 
@@ -238,8 +238,7 @@ export function TableView({ p }: { p: TablePage }) {
     }, p.defaultSize);
   return (
     <>
-      <Title info={info} />
-      <Tabs table={info.name} current="rows" />
+      <Heading info={info} current="rows" />
       {info.shape.key.kind === "none"
         ? (
           <p class="note">
