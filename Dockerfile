@@ -17,7 +17,7 @@ WORKDIR /src
 COPY deno.json deno.lock main.ts ./
 COPY src ./src
 RUN deno install --frozen \
- && deno compile --allow-all --v8-flags=--max-semi-space-size=2,--optimize-for-size --output /out/courier main.ts \
+ && deno compile --allow-all --v8-flags=--max-semi-space-size=2,--heap-growing-percent=20 --output /out/courier main.ts \
  && /out/courier --version \
  && mkdir /out/data
 

@@ -45,3 +45,29 @@ Deno.test("process settings: src/ sets no V8 flag, loads no libc and turns on no
   walk(new URL("src/", ROOT));
   assert.deepEqual(found, []);
 });
+
+/**
+ * The young generation V8 grows to under `flags`, in MiB: garbage made fast enough that the new
+ * space reaches its largest size. (`--optimize-for-size` implies a 1 MB semi-space and overrode
+ * the `--max-semi-space-size=2` written beside it.)
+ */
+async function newSpaceMiB(flags: string): Promise<number> {
+  const code = `import v8 from "node:v8";
+    let keep = [];
+    for (let i = 0; i < 3e6; i++) { keep.push({ i }); if (keep.length > 1000) keep = []; }
+    const space = v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space");
+    console.log(space.space_size / 2 ** 20);`;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", `--v8-flags=${flags}`, code],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  return Number(new TextDecoder().decode(out.stdout).trim());
+}
+
+Deno.test("process settings: no flag of the binary's set overrides its young-generation size", async () => {
+  const semi = /--max-semi-space-size=\d+/.exec(binary)?.[0];
+  assert.ok(semi, "the binary's flags bound the young generation");
+  assert.equal(await newSpaceMiB(binary), await newSpaceMiB(semi));
+});
