@@ -680,9 +680,13 @@ export async function run(): Promise<void> {
       );
     }
     accept.push(
-      `server peak RSS: ${rss.main.toFixed(0)} MB for the server process (target <= 100 MB): ${
-        verdict(rss.main <= 100)
-      }; with its workers ${rss.tree.toFixed(0)} MB: ${verdict(rss.tree <= 100)}`,
+      `server peak RSS: ${
+        rss.main.toFixed(0)
+      } MB for the server process (target <= 120 MB, issue 40): ${
+        verdict(rss.main <= 120)
+      }; with its workers ${
+        rss.tree.toFixed(0)
+      } MB (no target: each worker is a process of its own)`,
     );
     for (const line of accept) console.log(line);
   }
