@@ -83,6 +83,20 @@ Deno.test("message scanner: request lines found where they end, across pieces, b
   assert.ok(s.between);
 });
 
+Deno.test("message scanner: a head of many short lines ends at its blank line only, whole or byte by byte", () => {
+  // One-byte lines ("X\n", "\r\r\n" is two) are not blank; thousands of lines are one head.
+  const message = "GET /a HTTP/1.1\nX\n\r\r\n" + "h: v\n".repeat(5_000) + "Last: 1\r\n\r\n";
+  for (const step of [message.length, 1]) {
+    const heads: string[] = [];
+    let ends = 0;
+    const s = new MessageScanner("request", { head: (h) => heads.push(h), end: () => ends++ });
+    for (let i = 0; i < message.length; i += step) s.feed(bytes(message.slice(i, i + step)));
+    assert.deepEqual(heads, [message]);
+    assert.equal(ends, 1);
+    assert.ok(s.between);
+  }
+});
+
 Deno.test("message scanner: a 100 Continue is interim; a 101 ends the following, what comes after unread", () => {
   const events: string[] = [];
   const s = new MessageScanner("response", {

@@ -37,6 +37,12 @@ export class MessageScanner {
   #text = "";
   /** The head's first line is in. */
   #lineIn = false;
+  /**
+   * Bytes on the head's current line so far, and the last of them: a blank line ("" or "\r")
+   * is told from these, not by searching the text, which grows with every header.
+   */
+  #column = 0;
+  #last = 0;
   #left = 0;
 
   /**
@@ -67,11 +73,17 @@ export class MessageScanner {
           while (i < bytes.length && !done) {
             const c = bytes[i++];
             this.#text += String.fromCharCode(c);
-            if (c !== 10) continue;
+            if (c !== 10) {
+              this.#column++;
+              this.#last = c;
+              continue;
+            }
             // Lines end in CRLF or a bare LF, as the server (hyper) reads them: else it and the
             // front would disagree where a message ends.
-            if (this.#lineIn) done = /\n\r?\n$/.test(this.#text);
-            else if (this.#text === "\n" || this.#text === "\r\n") this.#text = ""; // skipped, as hyper does
+            const blank = this.#column === 0 || (this.#column === 1 && this.#last === 13);
+            this.#column = 0;
+            if (this.#lineIn) done = blank;
+            else if (blank) this.#text = ""; // skipped, as hyper does
             else {
               this.#lineIn = true;
               this.events.line?.(this.#text, i);

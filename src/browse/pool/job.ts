@@ -1,9 +1,9 @@
-import { Buffer } from "node:buffer";
 /**
  * One request on one worker process: its time budget, its cancellation, and its answer,
  * buffered whole (bounded) or streamed (downloads). Which worker, and what happens to a worker
  * that must go, is the pool's business (pool.ts).
  */
+import { Buffer } from "node:buffer";
 import {
   encodeFrame,
   type Frame,
