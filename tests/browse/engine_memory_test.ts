@@ -18,6 +18,13 @@ Deno.test("memory: SQLite's limits answer a clean 400, the byte cap truncates a 
     assert.equal(zb.status, 400, zb.text);
     // Past the value limit (64 MiB) before the heap limit (256 MiB): SQLite refuses it cleanly.
     assert.match((zb.body as { error: string }).error, /too big|out of memory/);
+    // Five values of 60 MB at once, each under the value limit: past the heap limit, named.
+    const columns = [1, 2, 3, 4, 5].map((i) => `length(printf('%.*c', 60000000, '${i}'))`);
+    const heap = await postQuery(b, `SELECT ${columns.join(", ")}`);
+    assert.equal(heap.status, 400, heap.text);
+    assert.deepEqual(heap.body, {
+      error: "out of memory: the query needs more than the worker's 256 MiB",
+    });
     const big = await postQuery(
       b,
       "SELECT printf('%.*c', 1000000, 'x') AS s FROM (WITH RECURSIVE s(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM s WHERE value < 480) SELECT value FROM s)",

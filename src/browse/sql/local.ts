@@ -1,4 +1,5 @@
 import { DatabaseSync } from "node:sqlite";
+import { primaryCodeName } from "../../sqlite/codes.ts";
 import { type Db, DbError, type Params, RefusedError, TooLargeError } from "./db.ts";
 import { MAX_JSON_ANSWER_CHARS } from "./encode_json.ts";
 import { KeptStatements } from "./kept.ts";
@@ -236,8 +237,8 @@ function openGuarded(path: string, readOnly: boolean): { db: NodeDatabase; g: Gu
       if (/^unsafe use of /.test(e?.message ?? "")) {
         return new RefusedError(`${e.message}: not allowed`);
       }
-      // SQLITE_NOMEM: the worker's heap limit, not the host, is what the query ran into.
-      if (typeof e?.errcode === "number" && (e.errcode & 0xff) === 7) {
+      // The worker's heap limit, not the host, is what the query ran into.
+      if (typeof e?.errcode === "number" && primaryCodeName(e.errcode) === "SQLITE_NOMEM") {
         return new DbError(
           `out of memory: the query needs more than the worker's ${
             HARD_HEAP_LIMIT / 1024 / 1024
