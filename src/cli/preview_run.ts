@@ -15,32 +15,9 @@ import { UsageError, UserError } from "./errors.ts";
 
 function readFileBytes(path: string): Uint8Array {
   try {
-    return readWhole(path);
+    return Deno.readFileSync(path);
   } catch (error) {
     throw new UserError(`courier preview: ${path}: ${fileReadProblem(error)}`, 1);
-  }
-}
-
-/**
- * The file's bytes, read with one call into a buffer of its size: Deno.readFile reads into a
- * buffer of its own and copies that, doubling the time for a large feed. Anything
- * but a regular file, or one that grows while read, is left to Deno.readFileSync.
- */
-function readWhole(path: string): Uint8Array {
-  const file = Deno.openSync(path);
-  try {
-    const info = file.statSync();
-    if (!info.isFile || info.size === 0) return Deno.readFileSync(path);
-    const bytes = new Uint8Array(info.size);
-    let length = 0;
-    while (length < bytes.length) {
-      const read = file.readSync(bytes.subarray(length));
-      if (read === null) return bytes.subarray(0, length); // it shrank
-      length += read;
-    }
-    return file.readSync(new Uint8Array(1)) === null ? bytes : Deno.readFileSync(path);
-  } finally {
-    file.close();
   }
 }
 
