@@ -111,8 +111,11 @@ function track(text: string, schema: Schema): Node {
   return open[0];
 }
 
-/** js-yaml's options; with `open`, a listener that builds the nodes (innermost open last). */
-function options(schema: Schema, open?: Node[]): LoadOptions {
+/**
+ * js-yaml's options; with `open`, a listener that builds the nodes (innermost open last).
+ * `maxTotalMergeKeys` is js-yaml 4.3's, not yet in @types/js-yaml 4.0.9.
+ */
+function options(schema: Schema, open?: Node[]): LoadOptions & { maxTotalMergeKeys: number } {
   return {
     schema,
     // Nothing in YAML that only warns is right in a config: a continuation line indented less
@@ -122,7 +125,7 @@ function options(schema: Schema, open?: Node[]): LoadOptions {
     },
     // A config of thousands of feeds may merge a `refs` entry into each; the limit is against
     // documents built to expand, which the config's size (read whole) already bounds.
-    ...{ maxTotalMergeKeys: 1_000_000 },
+    maxTotalMergeKeys: 1_000_000,
     listener: open && ((event, state) => {
       if (event === "open") {
         open.push({ start: state.position, end: state.position, value: null, children: [] });
