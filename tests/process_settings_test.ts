@@ -1,7 +1,7 @@
 /**
  * V8 and malloc settings are given where a process starts, one set for every command: the
  * binary's `--v8-flags` (deno.json's compile task) are the same in the courier task, the
- * container's build and the release workflow's, and the unit and the image set the same
+ * README's alias for running from source, the container's build and the release workflow's, and the unit and the image set the same
  * MALLOC_ARENA_MAX. The product sets none of them itself.
  */
 import assert from "node:assert/strict";
@@ -16,6 +16,7 @@ const [binary] = flagsIn(tasks.compile);
 Deno.test("process settings: one set of V8 flags wherever courier is built or started", () => {
   assert.ok(binary, "deno.json's compile task names --v8-flags");
   assert.deepEqual(flagsIn(tasks.courier), [binary]);
+  assert.deepEqual(flagsIn(read("README.md")), [binary]);
   assert.deepEqual(flagsIn(read("Dockerfile")), [binary]);
   assert.deepEqual(flagsIn(read(".github/workflows/release.yml")), [binary]);
 });
